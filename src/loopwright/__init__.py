@@ -1,0 +1,1 @@
+"""loopwright: a native, model-agnostic agent loop."""

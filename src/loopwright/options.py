@@ -1,0 +1,44 @@
+"""Options: every knob of a run, in one dataclass."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+from loopwright.models.base import Effort, Model, ThinkingConfig
+from loopwright.tools.base import Tool
+
+
+@dataclass(kw_only=True)
+class Options:
+    """How a run behaves. Every field has an effect; ``None`` means the default."""
+
+    # The model: a model string (``anthropic:…``, ``openai:…``, ``openai-chat:…``,
+    # ``scripted:path``) or a Model object such as ``ScriptedModel``.
+    model: str | Model | None = None
+    system_prompt: str | None = None
+    append_system_prompt: str | None = None
+    # Exactly the tools the model sees: built-in names and Tool objects. None = every built-in.
+    tools: list[str | Tool] | None = None
+    # A bare tool name here removes that tool entirely.
+    disallowed_tools: list[str] = field(default_factory=list[str])
+    cwd: str | Path | None = None
+
+    # Limits.
+    max_turns: int | None = None
+    max_budget_usd: float | None = None
+    max_tokens: int | None = None
+    task_budget: int | None = None
+    tool_timeout_seconds: float = 600.0
+
+    effort: Effort | None = None
+    thinking: ThinkingConfig | dict[str, Any] | None = None
+
+    include_partial_messages: bool = False
+    raise_on_error: bool = False
+    session_id: str | None = None
+    metadata: dict[str, Any] = field(default_factory=dict[str, Any])
+
+
+PermissionMode = Literal["default", "acceptEdits", "plan", "dontAsk", "bypassPermissions"]

@@ -1,0 +1,1 @@
+"""Tools: the built-ins, the ``@tool`` decorator and the executor."""

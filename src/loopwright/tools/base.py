@@ -1,0 +1,276 @@
+"""What a tool is, what it gets when called, and the ``@tool`` decorator.
+
+Built-ins, ``@tool`` functions, MCP tools and the subagent tool all satisfy the same
+:class:`Tool` protocol, so the executor treats them alike.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+import re
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Protocol, get_type_hints, overload, runtime_checkable
+
+from pydantic import TypeAdapter, ValidationError, create_model
+
+from loopwright.errors import ToolInputError
+from loopwright.messages import ImageBlock, Message, TextBlock
+
+
+@dataclass(frozen=True, slots=True)
+class ToolResult:
+    """What a tool returns: text or text+image blocks, and whether it failed."""
+
+    content: str | list[TextBlock | ImageBlock]
+    is_error: bool = False
+
+    @classmethod
+    def error(cls, message: str) -> ToolResult:
+        return cls(message, is_error=True)
+
+
+@dataclass(slots=True)
+class FileRecord:
+    """What the session knows about a file it has read: when, and at which mtime/size."""
+
+    mtime_ns: int
+    size: int
+    partial: bool = False
+
+
+@dataclass(slots=True)
+class SessionState:
+    """Mutable per-session state that tools share (persisted with the session)."""
+
+    cwd: Path
+    read_files: dict[str, FileRecord] = field(default_factory=dict[str, FileRecord])
+    todos: list[dict[str, Any]] = field(default_factory=list[dict[str, Any]])
+    # Per-session services that tools own (background shells, persistent shell …).
+    resources: dict[str, Any] = field(default_factory=dict[str, Any])
+
+    def record_read(self, path: Path, *, partial: bool = False) -> None:
+        stat = path.stat()
+        self.read_files[str(path)] = FileRecord(stat.st_mtime_ns, stat.st_size, partial)
+
+
+@dataclass(slots=True)
+class ToolContext:
+    """Passed to every tool call."""
+
+    state: SessionState
+    tool_use_id: str
+    session_id: str = ""
+    working_dirs: tuple[Path, ...] = ()
+    # Lets a tool put a message into the stream (subagent messages, todo updates).
+    emit: Callable[[Message], Awaitable[None]] | None = None
+    # Anything the session offers tools: the model (for summaries), callbacks, options.
+    services: dict[str, Any] = field(default_factory=dict[str, Any])
+
+    @property
+    def cwd(self) -> Path:
+        return self.state.cwd
+
+
+@runtime_checkable
+class Tool(Protocol):
+    """A tool the model can call."""
+
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def description(self) -> str: ...
+
+    @property
+    def input_schema(self) -> dict[str, Any]: ...
+
+    @property
+    def read_only(self) -> bool: ...
+
+    async def call(self, input: dict[str, Any], ctx: ToolContext) -> ToolResult: ...
+
+
+class Closeable(Protocol):
+    """A session resource that must be released when the session ends."""
+
+    async def aclose(self) -> None: ...
+
+
+# --------------------------------------------------------------------------- @tool
+
+Handler = Callable[..., Any]
+
+
+@dataclass(frozen=True, slots=True)
+class FunctionTool:
+    """A tool made from a Python function by :func:`tool`."""
+
+    name: str
+    description: str
+    input_schema: dict[str, Any]
+    handler: Handler
+    read_only: bool = False
+    timeout_seconds: float | None = None
+    # Validates and converts the model's input to the handler's arguments.
+    adapter: TypeAdapter[Any] | None = None
+    takes_dict: bool = False
+    wants_context: bool = False
+
+    def validate(self, input: dict[str, Any]) -> dict[str, Any]:
+        if self.adapter is None:
+            return input
+        try:
+            model = self.adapter.validate_python(input)
+        except ValidationError as exc:
+            raise ToolInputError(_describe_validation(exc)) from exc
+        return {name: getattr(model, name) for name in type(model).model_fields}
+
+    async def call(self, input: dict[str, Any], ctx: ToolContext) -> ToolResult:
+        arguments = self.validate(input)
+        extra: dict[str, Any] = {"ctx": ctx} if self.wants_context else {}
+        if self.takes_dict:
+            produced = self.handler(arguments, **extra)
+        else:
+            produced = self.handler(**arguments, **extra)
+        if inspect.isawaitable(produced):
+            produced = await produced
+        return to_tool_result(produced)
+
+
+def to_tool_result(value: Any) -> ToolResult:
+    """Accept what handlers naturally return: ToolResult, str, dicts in either SDK's shape."""
+    if isinstance(value, ToolResult):
+        return value
+    if value is None:
+        return ToolResult("")
+    if isinstance(value, str):
+        return ToolResult(value)
+    if isinstance(value, dict) and "content" in value:
+        blocks: list[TextBlock | ImageBlock] = []
+        for item in value["content"]:
+            if item.get("type") == "image":
+                blocks.append(ImageBlock(item.get("mimeType", "image/png"), item["data"]))
+            else:
+                blocks.append(TextBlock(str(item.get("text", ""))))
+        return ToolResult(blocks, is_error=bool(value.get("is_error") or value.get("isError")))
+    import json
+
+    return ToolResult(json.dumps(value, default=str))
+
+
+def _describe_validation(exc: ValidationError) -> str:
+    parts = []
+    for err in exc.errors():
+        where = ".".join(str(p) for p in err["loc"]) or "input"
+        parts.append(f"{where}: {err['msg']}")
+    return "invalid arguments: " + "; ".join(parts)
+
+
+_PARAM_DOC = re.compile(r"^\s*(\w+)\s*(?:\([^)]*\))?\s*:\s*(.+)$")
+
+
+def _parse_docstring(doc: str) -> tuple[str, dict[str, str]]:
+    """Summary and per-parameter descriptions from Google-style ``Args:`` sections."""
+    lines = inspect.cleandoc(doc).splitlines() if doc else []
+    summary: list[str] = []
+    params: dict[str, str] = {}
+    in_args = False
+    for line in lines:
+        if line.strip().lower() in ("args:", "arguments:", "parameters:"):
+            in_args = True
+            continue
+        if in_args:
+            match = _PARAM_DOC.match(line)
+            if match:
+                params[match.group(1)] = match.group(2).strip()
+            elif line.strip() and not line.startswith((" ", "\t")):
+                in_args = False
+        if not in_args and line.strip():
+            summary.append(line.strip())
+    return " ".join(summary), params
+
+
+def _from_function(
+    fn: Handler,
+    name: str | None,
+    description: str | None,
+    schema: dict[str, Any] | None,
+    read_only: bool,
+    timeout: float | None,
+) -> FunctionTool:
+    signature = inspect.signature(fn)
+    hints = get_type_hints(fn)
+    wants_context = "ctx" in signature.parameters
+    summary, param_docs = _parse_docstring(fn.__doc__ or "")
+    tool_name = name or fn.__name__
+    tool_description = description or summary or tool_name
+    if schema is not None:
+        return FunctionTool(
+            tool_name, tool_description, schema, fn, read_only, timeout,
+            takes_dict=True, wants_context=wants_context,
+        )
+    fields: dict[str, Any] = {}
+    for pname, param in signature.parameters.items():
+        if pname == "ctx":
+            continue
+        annotation = hints.get(pname, Any)
+        default = ... if param.default is inspect.Parameter.empty else param.default
+        from pydantic import Field
+
+        fields[pname] = (annotation, Field(default, description=param_docs.get(pname)))
+    model = create_model(f"{tool_name}_input", **fields)
+    adapter: TypeAdapter[Any] = TypeAdapter(model)
+    generated = adapter.json_schema()
+    generated.pop("title", None)
+    for prop in generated.get("properties", {}).values():
+        prop.pop("title", None)
+    return FunctionTool(
+        tool_name, tool_description, generated, fn, read_only, timeout,
+        adapter=adapter, wants_context=wants_context,
+    )
+
+
+@overload
+def tool(fn: Handler, /) -> FunctionTool: ...
+
+
+@overload
+def tool(
+    name: str | None = None,
+    description: str | None = None,
+    input_schema: dict[str, Any] | None = None,
+    *,
+    read_only: bool = False,
+    timeout: float | None = None,
+) -> Callable[[Handler], FunctionTool]: ...
+
+
+def tool(
+    fn_or_name: Handler | str | None = None,
+    description: str | None = None,
+    input_schema: dict[str, Any] | None = None,
+    *,
+    read_only: bool = False,
+    timeout: float | None = None,
+) -> FunctionTool | Callable[[Handler], FunctionTool]:
+    """Make a function a tool.
+
+    ``@tool`` alone derives the schema from type hints and the docstring; ``@tool(name,
+    description, schema)`` uses an explicit JSON schema (the handler then gets one dict).
+    A parameter named ``ctx`` receives the :class:`ToolContext`.
+    """
+    if callable(fn_or_name):
+        return _from_function(fn_or_name, None, None, None, read_only, timeout)
+
+    def decorate(fn: Handler) -> FunctionTool:
+        return _from_function(fn, fn_or_name, description, input_schema, read_only, timeout)
+
+    return decorate
+
+
+async def run_blocking(fn: Callable[..., Any], *args: Any) -> Any:
+    """Run blocking file-system work off the event loop."""
+    return await asyncio.to_thread(fn, *args)
