@@ -10,6 +10,20 @@ from loopwright.models.base import Effort, Model, ThinkingConfig
 from loopwright.tools.base import Tool
 
 
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class AgentDefinition:
+    """A subagent: what it is for (shown to the model), its prompt, tools and limits."""
+
+    description: str
+    prompt: str
+    tools: list[str] | None = None  # None = the parent's tools (minus Agent)
+    model: str | None = None  # None or "inherit" = the parent's model
+    effort: Effort | None = None
+    max_turns: int | None = None
+    permission_mode: PermissionMode | None = None
+
+
 @dataclass(kw_only=True)
 class Options:
     """How a run behaves. Every field has an effect; ``None`` means the default."""
@@ -40,5 +54,3 @@ class Options:
     session_id: str | None = None
     metadata: dict[str, Any] = field(default_factory=dict[str, Any])
 
-
-PermissionMode = Literal["default", "acceptEdits", "plan", "dontAsk", "bypassPermissions"]

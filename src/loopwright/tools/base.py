@@ -274,3 +274,45 @@ def tool(
 async def run_blocking(fn: Callable[..., Any], *args: Any) -> Any:
     """Run blocking file-system work off the event loop."""
     return await asyncio.to_thread(fn, *args)
+
+
+# --------------------------------------------------------------------------- gate
+
+
+@dataclass(frozen=True, slots=True)
+class GateDecision:
+    """Whether a validated tool call may run, with what input, and why not.
+
+    ``interrupt`` ends the whole run after this batch (a deny that stops the agent).
+    ``additional_context`` is appended to the tool result for the model.
+    """
+
+    allowed: bool
+    input: dict[str, Any]
+    message: str = ""
+    interrupt: bool = False
+    additional_context: str | None = None
+
+
+class ToolGate(Protocol):
+    """Runs around every tool call: permissions and PreToolUse before, PostToolUse after."""
+
+    async def before(
+        self, tool: Tool, input: dict[str, Any], ctx: ToolContext
+    ) -> GateDecision: ...
+
+    async def after(
+        self, tool: Tool, input: dict[str, Any], result: ToolResult, ctx: ToolContext
+    ) -> ToolResult: ...
+
+
+class OpenGate:
+    """Lets every call run unchanged (used when no permission policy is configured)."""
+
+    async def before(self, tool: Tool, input: dict[str, Any], ctx: ToolContext) -> GateDecision:
+        return GateDecision(True, input)
+
+    async def after(
+        self, tool: Tool, input: dict[str, Any], result: ToolResult, ctx: ToolContext
+    ) -> ToolResult:
+        return result
