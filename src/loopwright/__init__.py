@@ -1,1 +1,78 @@
-"""loopwright: a native, model-agnostic agent loop."""
+"""loopwright: a native, model-agnostic agent loop.
+
+The public API is flat: ``from loopwright import query, Options, tool``. Importing the
+package does no work; submodules load on first use.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+__version__ = "0.1.0"
+
+_EXPORTS: dict[str, str] = {
+    "query": "loopwright.client",
+    "run": "loopwright.client",
+    "run_sync": "loopwright.client",
+    "Client": "loopwright.client",
+    "Options": "loopwright.options",
+    "AgentDefinition": "loopwright.options",
+    "tool": "loopwright.tools.base",
+    "Tool": "loopwright.tools.base",
+    "ToolResult": "loopwright.tools.base",
+    "ToolContext": "loopwright.tools.base",
+    "Model": "loopwright.models.base",
+    "ModelRequest": "loopwright.models.base",
+    "ThinkingConfig": "loopwright.models.base",
+    "LoopwrightError": "loopwright.errors",
+    "ConfigurationError": "loopwright.errors",
+    "ModelError": "loopwright.errors",
+    "ResultError": "loopwright.errors",
+    "Message": "loopwright.messages",
+    "SystemMessage": "loopwright.messages",
+    "AssistantMessage": "loopwright.messages",
+    "UserMessage": "loopwright.messages",
+    "StreamEvent": "loopwright.messages",
+    "ResultMessage": "loopwright.messages",
+    "TextBlock": "loopwright.messages",
+    "ThinkingBlock": "loopwright.messages",
+    "ToolUseBlock": "loopwright.messages",
+    "ToolResultBlock": "loopwright.messages",
+    "ImageBlock": "loopwright.messages",
+    "Usage": "loopwright.messages",
+    "message_from_dict": "loopwright.messages",
+}
+
+__all__ = sorted(_EXPORTS)
+
+if TYPE_CHECKING:
+    from loopwright.client import Client, query, run, run_sync
+    from loopwright.errors import ConfigurationError, LoopwrightError, ModelError, ResultError
+    from loopwright.messages import (
+        AssistantMessage,
+        ImageBlock,
+        Message,
+        ResultMessage,
+        StreamEvent,
+        SystemMessage,
+        TextBlock,
+        ThinkingBlock,
+        ToolResultBlock,
+        ToolUseBlock,
+        Usage,
+        UserMessage,
+        message_from_dict,
+    )
+    from loopwright.models.base import Model, ModelRequest, ThinkingConfig
+    from loopwright.options import AgentDefinition, Options
+    from loopwright.tools.base import Tool, ToolContext, ToolResult, tool
+
+
+def __getattr__(name: str) -> Any:
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'loopwright' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value

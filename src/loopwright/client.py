@@ -1,0 +1,168 @@
+"""Entry points: ``query()``, ``run()``, ``run_sync()`` and the multi-turn ``Client``.
+
+All of them consume the one stream that :func:`loopwright.loop.agent_loop` yields.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterable, AsyncIterator
+from typing import Any
+
+from loopwright.errors import LoopwrightError, ResultError
+from loopwright.loop import agent_loop
+from loopwright.messages import Message, ResultMessage, UserMessage
+from loopwright.models.base import Model
+from loopwright.options import Options
+from loopwright.runtime import Runtime, create_runtime
+
+Prompt = str | UserMessage | AsyncIterable[UserMessage | str]
+
+
+async def _prompts(prompt: Prompt) -> AsyncIterator[UserMessage]:
+    if isinstance(prompt, str):
+        yield UserMessage(prompt)
+    elif isinstance(prompt, UserMessage):
+        yield prompt
+    else:
+        async for item in prompt:
+            yield UserMessage(item) if isinstance(item, str) else item
+
+
+async def _run_prompts(rt: Runtime, prompt: Prompt) -> AsyncIterator[Message]:
+    async for user_message in _prompts(prompt):
+        async for message in agent_loop(rt, user_message):
+            yield message
+            if (
+                isinstance(message, ResultMessage)
+                and message.is_error
+                and rt.options.raise_on_error
+            ):
+                raise ResultError(message)
+
+
+async def query(prompt: Prompt, options: Options | None = None) -> AsyncIterator[Message]:
+    """Run the agent on ``prompt`` and yield every message; the last is a ResultMessage.
+
+    ``prompt`` is a string or an async iterable of user messages (streaming input: each
+    one is answered in turn, in the same session).
+    """
+    rt = create_runtime(options or Options())
+    try:
+        async for message in _run_prompts(rt, prompt):
+            yield message
+    finally:
+        await rt.aclose()
+
+
+async def run(prompt: Prompt, options: Options | None = None) -> ResultMessage:
+    """Run to completion and return the (last) ResultMessage."""
+    result: ResultMessage | None = None
+    async for message in query(prompt, options):
+        if isinstance(message, ResultMessage):
+            result = message
+    if result is None:  # pragma: no cover - the loop always ends with a result
+        raise LoopwrightError("the run produced no result message")
+    return result
+
+
+def run_sync(prompt: str, options: Options | None = None) -> ResultMessage:
+    """Blocking :func:`run`, for scripts and notebooks without an event loop."""
+    return asyncio.run(run(prompt, options))
+
+
+class Client:
+    """A long-lived session: several queries share one conversation.
+
+    ``query()`` starts the loop in a background task; ``receive_response()`` yields its
+    messages up to and including the ResultMessage. ``interrupt()`` may be called from
+    anywhere while a response is running.
+    """
+
+    def __init__(self, options: Options | None = None) -> None:
+        self.options = options or Options()
+        self._runtime: Runtime | None = None
+        self._queue: asyncio.Queue[Message | BaseException | None] = asyncio.Queue()
+        self._task: asyncio.Task[None] | None = None
+
+    async def __aenter__(self) -> Client:
+        await self.connect()
+        return self
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        await self.disconnect()
+
+    async def connect(self) -> None:
+        if self._runtime is None:
+            self._runtime = create_runtime(self.options)
+
+    @property
+    def runtime(self) -> Runtime:
+        if self._runtime is None:
+            raise LoopwrightError("the Client is not connected; use `async with Client(...)`")
+        return self._runtime
+
+    @property
+    def session_id(self) -> str:
+        return self.runtime.session_id
+
+    async def query(self, prompt: Prompt) -> None:
+        """Send a prompt; read the answer with :meth:`receive_response`."""
+        rt = self.runtime
+        if self._task is not None and not self._task.done():
+            raise LoopwrightError(
+                "a response is still running; read it with receive_response() or interrupt() it"
+            )
+        # A queue per prompt: an end marker of an earlier prompt can never cut this one short.
+        self._queue = asyncio.Queue()
+        self._task = asyncio.create_task(self._pump(rt, prompt, self._queue))
+
+    @staticmethod
+    async def _pump(
+        rt: Runtime, prompt: Prompt, queue: asyncio.Queue[Message | BaseException | None]
+    ) -> None:
+        try:
+            async for message in _run_prompts(rt, prompt):
+                queue.put_nowait(message)
+        except BaseException as exc:  # delivered to the reader, never lost in a task
+            queue.put_nowait(exc)
+            if isinstance(exc, asyncio.CancelledError):
+                raise
+        finally:
+            queue.put_nowait(None)
+
+    async def receive_messages(self) -> AsyncIterator[Message]:
+        """Every message of the running prompt(s) until the background run ends."""
+        queue = self._queue
+        while (item := await queue.get()) is not None:
+            if isinstance(item, BaseException):
+                raise item
+            yield item
+
+    async def receive_response(self) -> AsyncIterator[Message]:
+        """Messages up to and including the next ResultMessage."""
+        async for message in self.receive_messages():
+            yield message
+            if isinstance(message, ResultMessage):
+                return
+
+    async def interrupt(self) -> None:
+        """Stop the running response; it ends with an ``interrupted`` result."""
+        self.runtime.interrupt()
+
+    async def set_model(self, model: str | Model) -> None:
+        from loopwright.runtime import resolve_model
+
+        self.runtime.model = resolve_model(model)
+
+    async def disconnect(self) -> None:
+        if self._task is not None and not self._task.done():
+            self._task.cancel()
+            await asyncio.gather(self._task, return_exceptions=True)
+        if self._runtime is not None:
+            await self._runtime.aclose()
+            self._runtime = None
+
+    def __repr__(self) -> str:
+        state: Any = self._runtime.session_id if self._runtime else "disconnected"
+        return f"Client({state})"

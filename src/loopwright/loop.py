@@ -1,0 +1,408 @@
+"""THE loop.
+
+Ask the model; if it called tools, run them and ask again; stop when it answers without
+tool calls or a limit is reached. Every run starts with an ``init`` system message and
+ends with exactly one ``ResultMessage``; limits and failures end the run with an error
+result that carries the partial transcript, never with an exception inside the stream.
+
+Each model response is turned into a tagged next step (:class:`Finish`, :class:`RunTools`,
+:class:`AskAgain`) and dispatched in one place, so the whole policy reads top to bottom.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import AsyncIterator, Callable, Coroutine, Sequence
+from dataclasses import dataclass, field
+from typing import Any, assert_never
+
+from loopwright.errors import LoopwrightError, ModelError
+from loopwright.messages import (
+    AssistantMessage,
+    Message,
+    ResultMessage,
+    ResultSubtype,
+    StreamEvent,
+    SystemMessage,
+    ToolResultBlock,
+    ToolUseBlock,
+    UserMessage,
+)
+from loopwright.models.base import (
+    ModelRequest,
+    ModelResponse,
+    RetryNotice,
+    event_to_stream_dict,
+)
+from loopwright.runtime import Runtime, Totals, init_data
+from loopwright.tools.base import ToolContext
+from loopwright.tools.executor import BatchOutcome, execute
+
+# How often a response cut by max_tokens mid-text is continued before the run ends.
+MAX_TEXT_CONTINUATIONS = 3
+MAX_CONSECUTIVE_PAUSES = 10
+DEFAULT_MAX_TOKENS = 8192
+CONTINUE_PROMPT = (
+    "Your previous response was cut off by the output token limit. Continue exactly where "
+    "it stopped, without repeating anything."
+)
+Outbox = asyncio.Queue[Message | None]
+INTERRUPTED_RESULT = "Interrupted: the run was stopped before this tool call finished."
+
+
+# --------------------------------------------------------------------------- next steps
+
+
+@dataclass(frozen=True, slots=True)
+class Finish:
+    subtype: ResultSubtype
+    stop_reason: str | None
+    errors: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class RunTools:
+    calls: list[ToolUseBlock]
+
+
+@dataclass(frozen=True, slots=True)
+class AskAgain:
+    """Call the model again: after pause_turn, a cut-off text, or a cut-off tool call."""
+
+    follow_up: UserMessage | None = None
+    max_tokens: int | None = None
+    keep_response: bool = True
+    note: str | None = None
+
+
+NextStep = Finish | RunTools | AskAgain
+
+
+@dataclass(slots=True)
+class RunState:
+    """Counters of one run (one prompt), reported in its ResultMessage."""
+
+    started: float = field(default_factory=time.monotonic)
+    num_turns: int = 0
+    totals: Totals = field(default_factory=Totals)
+    denials: list[dict[str, Any]] = field(default_factory=list[dict[str, Any]])
+    final_text: list[str] = field(default_factory=list[str])
+    continuations: int = 0
+    pauses: int = 0
+    max_tokens_override: int | None = None
+    cut_tool_call_retried: bool = False
+
+
+# --------------------------------------------------------------------------- the loop
+
+
+async def agent_loop(rt: Runtime, prompt: UserMessage) -> AsyncIterator[Message]:
+    """Run one prompt to completion, yielding every message of the run."""
+    run = RunState()
+    rt.interrupt_event.clear()
+    yield SystemMessage("init", init_data(rt))
+    rt.history.append(prompt)
+    yield prompt
+    try:
+        while True:
+            if rt.interrupt_event.is_set():
+                yield _result(rt, run, Finish("interrupted", None, ("interrupted by the user",)))
+                return
+
+            request = _request(rt, run)
+            response_box: list[ModelResponse] = []
+            work = _Work(lambda out: _ask_model(rt, run, request, out, response_box))
+            async for message in _drain(rt, work):
+                yield message
+            if not response_box:
+                yield _result(rt, run, _failed_model_call(rt, work))
+                return
+            response = response_box[0]
+            run.totals.add(response.model, response.usage)
+            rt.totals.add(response.model, response.usage)
+
+            step = _next_step(rt, run, response)
+            assistant = _assistant_message(rt, response)
+            if not (isinstance(step, AskAgain) and not step.keep_response):
+                rt.history.append(assistant)
+                yield assistant
+
+            limit = _limit_reached(rt, run)
+            if limit is not None:
+                if isinstance(step, RunTools):
+                    yield _close_calls(rt, step.calls, f"Not run: the run ended ({limit.subtype}).")
+                yield _result(rt, run, limit)
+                return
+
+            match step:
+                case Finish():
+                    yield _result(rt, run, step)
+                    return
+                case AskAgain(follow_up=follow_up, max_tokens=max_tokens, note=note):
+                    run.max_tokens_override = max_tokens or run.max_tokens_override
+                    if note:
+                        yield SystemMessage("informational", {"message": note})
+                    if follow_up is not None:
+                        rt.history.append(follow_up)
+                        yield follow_up
+                case RunTools(calls=calls):
+                    if rt.options.max_turns is not None and run.num_turns >= rt.options.max_turns:
+                        yield _close_calls(rt, calls, "Not run: the maximum number of turns was reached.")
+                        yield _result(rt, run, Finish("error_max_turns", "tool_use"))
+                        return
+                    run.num_turns += 1
+                    run.final_text.clear()
+                    outcome = BatchOutcome()
+                    work = _Work(lambda out: _run_tools(rt, calls, outcome, out))
+                    async for message in _drain(rt, work):
+                        yield message
+                    missing = INTERRUPTED_RESULT if work.cancelled else (
+                        f"Error: the tool call could not be completed: {work.failure}"
+                    )
+                    results = outcome.ordered(calls, missing)
+                    run.denials.extend(outcome.denials)
+                    tool_results = UserMessage(list(results), rt.parent_tool_use_id)
+                    rt.history.append(tool_results)
+                    yield tool_results
+                    if work.cancelled or rt.interrupt_event.is_set():
+                        yield _result(rt, run, Finish("interrupted", None, ("interrupted by the user",)))
+                        return
+                    if outcome.interrupt_requested:
+                        yield _result(rt, run, Finish(
+                            "interrupted", None, ("a permission denial stopped the run",)
+                        ))
+                        return
+                    if work.failure is not None:
+                        yield _result(rt, run, Finish("error_during_execution", None, (
+                            f"tool execution failed: {work.failure!r}",
+                        )))
+                        return
+                case _:
+                    assert_never(step)
+    except (LoopwrightError, OSError, ValueError) as exc:
+        yield _result(rt, run, Finish("error_during_execution", None, (f"{type(exc).__name__}: {exc}",)))
+    except asyncio.CancelledError:
+        # The consumer's task was cancelled: still answer every tool call in the history so
+        # the session can be resumed, then let the cancellation through.
+        _answer_orphans(rt)
+        raise
+
+
+# --------------------------------------------------------------------------- decisions
+
+
+def _next_step(rt: Runtime, run: RunState, response: ModelResponse) -> NextStep:
+    calls = [b for b in response.content if isinstance(b, ToolUseBlock)]
+    stop = response.stop_reason
+    if stop != "pause_turn":
+        run.pauses = 0
+    if stop == "max_tokens" and calls and (calls[-1].raw_input is not None or not calls[-1].input):
+        if run.cut_tool_call_retried:
+            return Finish("error_during_execution", "max_tokens", (
+                "the model's tool call was cut off by max_tokens twice; raise max_tokens",
+            ))
+        run.cut_tool_call_retried = True
+        larger = 2 * (run.max_tokens_override or rt.options.max_tokens or DEFAULT_MAX_TOKENS)
+        return AskAgain(None, larger, keep_response=False,
+                        note=f"a tool call was cut off by max_tokens; retrying with max_tokens={larger}")
+    if calls:
+        return RunTools(calls)
+    text = "".join(getattr(b, "text", "") for b in response.content if b.type == "text")
+    run.final_text.append(text)
+    match stop:
+        case "max_tokens" if run.continuations < MAX_TEXT_CONTINUATIONS:
+            run.continuations += 1
+            return AskAgain(UserMessage(CONTINUE_PROMPT, rt.parent_tool_use_id))
+        case "pause_turn" if run.pauses < MAX_CONSECUTIVE_PAUSES:
+            run.pauses += 1
+            return AskAgain()
+        case "pause_turn":
+            return Finish("error_during_execution", stop, ("the model paused too many times in a row",))
+        case _:
+            return Finish("success", stop or "end_turn")
+
+
+def _limit_reached(rt: Runtime, run: RunState) -> Finish | None:
+    """Limits checked after every model call against what this run has spent."""
+    options = rt.options
+    cost = run.totals.cost_usd
+    if options.max_budget_usd is not None and cost is not None and cost >= options.max_budget_usd:
+        return Finish("error_max_budget_usd", None, (
+            f"cost ${cost:.4f} reached max_budget_usd ${options.max_budget_usd:.4f}",
+        ))
+    used = run.totals.usage.input_tokens + run.totals.usage.output_tokens
+    if options.task_budget is not None and used >= options.task_budget:
+        return Finish("error_max_tokens_budget", None, (
+            f"{used} tokens used, task_budget is {options.task_budget}",
+        ))
+    return None
+
+
+# --------------------------------------------------------------------------- model calls
+
+
+def _failed_model_call(rt: Runtime, work: _Work) -> Finish:
+    if work.cancelled or rt.interrupt_event.is_set():
+        return Finish("interrupted", None, ("interrupted by the user",))
+    failure = work.failure
+    if isinstance(failure, ModelError):
+        return Finish("error_during_execution", None, (f"model error ({failure.kind}): {failure}",))
+    if failure is None:
+        return Finish("error_during_execution", None, (
+            "the model's stream ended without a complete response",
+        ))
+    return Finish("error_during_execution", None, (f"{type(failure).__name__}: {failure}",))
+
+
+def _request(rt: Runtime, run: RunState) -> ModelRequest:
+    options = rt.options
+    return ModelRequest(
+        model=rt.model.name,
+        system=rt.system_prompt,
+        messages=list(rt.history),
+        tools=rt.tool_specs,
+        max_tokens=run.max_tokens_override or options.max_tokens,
+        effort=options.effort,
+        thinking=rt.thinking(),
+        task_budget=options.task_budget,
+        cache_prefix_chars=len(rt.system_prompt),
+        metadata={"cwd": str(rt.state.cwd), "session_id": rt.session_id},
+    )
+
+
+async def _ask_model(
+    rt: Runtime,
+    run: RunState,
+    request: ModelRequest,
+    outbox: Outbox,
+    response_box: list[ModelResponse],
+) -> None:
+    """Stream one response; deltas and retry notices go to the outbox as they arrive."""
+    partial = rt.options.include_partial_messages
+    started = time.monotonic()
+    try:
+        async for event in rt.model.stream(request):
+            if isinstance(event, ModelResponse):
+                response_box.append(event)
+            elif isinstance(event, RetryNotice):
+                outbox.put_nowait(SystemMessage("api_retry", {
+                    "attempt": event.attempt, "max_retries": event.max_retries,
+                    "retry_delay_ms": int(event.delay_seconds * 1000),
+                    "error_status": event.status_code, "error": event.error,
+                }))
+            elif partial:
+                payload = event_to_stream_dict(event)
+                if payload is not None:
+                    outbox.put_nowait(StreamEvent(payload, rt.session_id, rt.parent_tool_use_id, event.raw))
+    finally:
+        spent = time.monotonic() - started
+        rt.totals.api_seconds += spent
+        run.totals.api_seconds += spent
+
+
+def _assistant_message(rt: Runtime, response: ModelResponse) -> AssistantMessage:
+    return AssistantMessage(
+        content=list(response.content),
+        model=response.model,
+        usage=response.usage,
+        stop_reason=response.stop_reason,
+        message_id=response.message_id,
+        parent_tool_use_id=rt.parent_tool_use_id,
+    )
+
+
+# --------------------------------------------------------------------------- tools
+
+
+async def _run_tools(
+    rt: Runtime,
+    calls: list[ToolUseBlock],
+    outcome: BatchOutcome,
+    outbox: Outbox,
+) -> None:
+    async def emit(message: Message) -> None:
+        outbox.put_nowait(message)
+
+    def make_context(call: ToolUseBlock) -> ToolContext:
+        return ToolContext(
+            state=rt.state, tool_use_id=call.id, session_id=rt.session_id,
+            working_dirs=rt.working_dirs, emit=emit, services=rt.services,
+        )
+
+    await execute(calls, rt.tools, make_context, rt.gate, outcome,
+                  default_timeout=rt.options.tool_timeout_seconds)
+
+
+def _close_calls(rt: Runtime, calls: Sequence[ToolUseBlock], reason: str) -> UserMessage:
+    """Answer calls that will never run, so no tool_use is left without a result."""
+    message = UserMessage(
+        [ToolResultBlock(c.id, reason, is_error=True) for c in calls], rt.parent_tool_use_id
+    )
+    rt.history.append(message)
+    return message
+
+
+def _answer_orphans(rt: Runtime) -> None:
+    if not rt.history or not isinstance(rt.history[-1], AssistantMessage):
+        return
+    calls = rt.history[-1].tool_calls
+    if calls:
+        _close_calls(rt, calls, INTERRUPTED_RESULT)
+
+
+# --------------------------------------------------------------------------- plumbing
+
+
+class _Work:
+    """A coroutine to run as its own task, and how that task ended."""
+
+    def __init__(self, start: Callable[[Outbox], Coroutine[Any, Any, None]]) -> None:
+        self.start = start
+        self.cancelled = False
+        self.failure: BaseException | None = None
+
+
+async def _drain(rt: Runtime, work: _Work) -> AsyncIterator[Message]:
+    """Run the work as a task and yield what it puts in the outbox until it ends.
+
+    The work runs in its own task so that ``interrupt()`` can cancel it without
+    cancelling the consumer, and so that tools (subagents) can stream messages out
+    while they run.
+    """
+    outbox: Outbox = asyncio.Queue()  # one per task: no stale end marker can leak
+    task = asyncio.create_task(work.start(outbox))
+    rt.current_work = task
+    task.add_done_callback(lambda _: outbox.put_nowait(None))
+    try:
+        while (item := await outbox.get()) is not None:
+            yield item
+    finally:
+        rt.current_work = None
+        if not task.done():
+            task.cancel()
+            await asyncio.gather(task, return_exceptions=True)
+    if task.cancelled():
+        work.cancelled = True
+    else:
+        work.failure = task.exception()
+
+
+def _result(rt: Runtime, run: RunState, finish: Finish) -> ResultMessage:
+    elapsed_ms = int((time.monotonic() - run.started) * 1000)
+    success = finish.subtype == "success"
+    return ResultMessage(
+        subtype=finish.subtype,
+        is_error=not success,
+        num_turns=run.num_turns,
+        session_id=rt.session_id,
+        duration_ms=elapsed_ms,
+        duration_api_ms=int(run.totals.api_seconds * 1000),
+        total_cost_usd=run.totals.cost_usd,
+        usage=run.totals.usage,
+        result="".join(run.final_text) if success else None,
+        model_usage=run.totals.model_usage,
+        stop_reason=finish.stop_reason,
+        permission_denials=list(run.denials),
+        errors=list(finish.errors),
+    )

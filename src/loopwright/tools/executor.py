@@ -1,0 +1,198 @@
+"""Runs the tool calls of one model response.
+
+All calls are validated first (unknown tool, arguments that are not JSON, schema
+violations), so a bad call never leaves a good one half-run. Consecutive read-only calls
+run concurrently (at most ten at a time); mutating calls run one at a time in the model's
+order. Every call gets exactly one result, in the model's order, whatever happens.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import tempfile
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+
+from loopwright.errors import ToolInputError
+from loopwright.messages import ImageBlock, TextBlock, ToolResultBlock, ToolUseBlock
+from loopwright.tools.base import GateDecision, Tool, ToolContext, ToolGate, ToolResult
+
+MAX_PARALLEL_READ_ONLY = 10
+# Past this many characters a tool's text is cut and the whole output kept in a file.
+MAX_RESULT_CHARS = 100_000
+
+
+@dataclass(frozen=True, slots=True)
+class Prepared:
+    call: ToolUseBlock
+    tool: Tool
+    input: dict[str, Any]
+
+
+@dataclass(frozen=True, slots=True)
+class Rejected:
+    call: ToolUseBlock
+    message: str
+
+
+@dataclass(slots=True)
+class BatchOutcome:
+    """Results keyed by tool_use id, filled in as calls finish (read on interrupt too)."""
+
+    results: dict[str, ToolResultBlock] = field(default_factory=dict[str, ToolResultBlock])
+    interrupt_requested: bool = False
+    denials: list[dict[str, Any]] = field(default_factory=list[dict[str, Any]])
+
+    def ordered(self, calls: Sequence[ToolUseBlock], missing_reason: str) -> list[ToolResultBlock]:
+        return [
+            self.results.get(c.id) or ToolResultBlock(c.id, missing_reason, is_error=True)
+            for c in calls
+        ]
+
+
+def prepare(call: ToolUseBlock, tools: Mapping[str, Tool]) -> Prepared | Rejected:
+    """Check one call before anything runs."""
+    tool = tools.get(call.name)
+    if tool is None:
+        available = ", ".join(sorted(tools)) or "none"
+        return Rejected(call, f"Error: no tool named {call.name!r}. Available tools: {available}.")
+    if call.raw_input is not None:
+        shown = call.raw_input if len(call.raw_input) <= 500 else call.raw_input[:500] + "…"
+        return Rejected(
+            call,
+            f"Error: the arguments for {call.name} were not a valid JSON object: {shown}. "
+            "Send the arguments again as one JSON object matching the tool's schema.",
+        )
+    try:
+        jsonschema.validate(call.input, tool.input_schema)
+    except jsonschema.ValidationError as exc:
+        where = "/".join(str(p) for p in exc.absolute_path) or "input"
+        return Rejected(
+            call, f"Error: invalid arguments for {call.name} at {where}: {exc.message}"
+        )
+    except jsonschema.SchemaError as exc:
+        return Rejected(call, f"Error: tool {call.name} has an invalid input schema: {exc.message}")
+    return Prepared(call, tool, call.input)
+
+
+def batches(prepared: Sequence[Prepared]) -> list[list[Prepared]]:
+    """Consecutive read-only calls share a batch; each mutating call is alone."""
+    grouped: list[list[Prepared]] = []
+    for item in prepared:
+        if item.tool.read_only and grouped and grouped[-1][0].tool.read_only:
+            grouped[-1].append(item)
+        else:
+            grouped.append([item])
+    return grouped
+
+
+async def execute(
+    calls: Sequence[ToolUseBlock],
+    tools: Mapping[str, Tool],
+    make_context: Callable[[ToolUseBlock], ToolContext],
+    gate: ToolGate,
+    outcome: BatchOutcome,
+    *,
+    default_timeout: float,
+) -> None:
+    """Run ``calls``, writing each result into ``outcome`` as soon as it exists."""
+    checked = [prepare(call, tools) for call in calls]
+    runnable: list[Prepared] = []
+    for item in checked:
+        if isinstance(item, Rejected):
+            outcome.results[item.call.id] = ToolResultBlock(item.call.id, item.message, True)
+        else:
+            runnable.append(item)
+    limiter = asyncio.Semaphore(MAX_PARALLEL_READ_ONLY)
+    for batch in batches(runnable):
+        if outcome.interrupt_requested:
+            break
+        approved: list[tuple[Prepared, GateDecision, ToolContext]] = []
+        for item in batch:
+            ctx = make_context(item.call)
+            decision = await gate.before(item.tool, item.input, ctx)
+            if not decision.allowed:
+                outcome.results[item.call.id] = ToolResultBlock(
+                    item.call.id, decision.message or "Permission denied.", is_error=True
+                )
+                outcome.denials.append(
+                    {"tool_name": item.call.name, "tool_use_id": item.call.id,
+                     "tool_input": item.input}
+                )
+                if decision.interrupt:
+                    outcome.interrupt_requested = True
+                    break
+                continue
+            approved.append((item, decision, ctx))
+        await asyncio.gather(
+            *(_run_one(p, d, c, gate, limiter, outcome, default_timeout) for p, d, c in approved)
+        )
+
+
+async def _run_one(
+    item: Prepared,
+    decision: GateDecision,
+    ctx: ToolContext,
+    gate: ToolGate,
+    limiter: asyncio.Semaphore,
+    outcome: BatchOutcome,
+    default_timeout: float,
+) -> None:
+    async with limiter:
+        result = await invoke(item.tool, decision.input, ctx, default_timeout)
+        result = await gate.after(item.tool, decision.input, result, ctx)
+    block = to_result_block(item.call.id, result, decision.additional_context)
+    outcome.results[item.call.id] = block
+
+
+async def invoke(
+    tool: Tool, input: dict[str, Any], ctx: ToolContext, default_timeout: float
+) -> ToolResult:
+    """Call a tool; exceptions and timeouts become error results the model can act on."""
+    timeout = getattr(tool, "timeout_seconds", None) or default_timeout
+    try:
+        async with asyncio.timeout(timeout):
+            return await tool.call(input, ctx)
+    except TimeoutError:
+        return ToolResult.error(
+            f"Error: {tool.name} did not finish within {timeout:g} s and was stopped."
+        )
+    except ToolInputError as exc:
+        return ToolResult.error(f"Error: {tool.name}: {exc}")
+    except Exception as exc:  # a tool bug must reach the model, not end the run
+        return ToolResult.error(f"Error: {tool.name} failed: {type(exc).__name__}: {exc}")
+
+
+def to_result_block(
+    tool_use_id: str, result: ToolResult, additional_context: str | None = None
+) -> ToolResultBlock:
+    content = result.content
+    if isinstance(content, str):
+        content = _cap_text(content)
+        if additional_context:
+            content = f"{content}\n\n{additional_context}"
+        return ToolResultBlock(tool_use_id, content, result.is_error)
+    blocks: list[TextBlock | ImageBlock] = [
+        TextBlock(_cap_text(b.text)) if isinstance(b, TextBlock) else b for b in content
+    ]
+    if additional_context:
+        blocks.append(TextBlock(additional_context))
+    return ToolResultBlock(tool_use_id, blocks, result.is_error)
+
+
+def _cap_text(text: str) -> str:
+    if len(text) <= MAX_RESULT_CHARS:
+        return text
+    with tempfile.NamedTemporaryFile(
+        "w", encoding="utf-8", prefix="loopwright-tool-output-", suffix=".txt", delete=False
+    ) as spill:
+        spill.write(text)
+    kept = text[:MAX_RESULT_CHARS]
+    return (
+        f"{kept}\n\n[output cut: {len(text) - MAX_RESULT_CHARS} more characters; "
+        f"the full output is in {Path(spill.name)}]"
+    )
