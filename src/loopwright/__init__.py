@@ -44,7 +44,38 @@ _EXPORTS: dict[str, str] = {
     "message_from_dict": "loopwright.messages",
 }
 
-__all__ = sorted(_EXPORTS)
+__all__ = [
+    "AgentDefinition",
+    "AssistantMessage",
+    "Client",
+    "ConfigurationError",
+    "ImageBlock",
+    "LoopwrightError",
+    "Message",
+    "Model",
+    "ModelError",
+    "ModelRequest",
+    "Options",
+    "ResultError",
+    "ResultMessage",
+    "StreamEvent",
+    "SystemMessage",
+    "TextBlock",
+    "ThinkingBlock",
+    "ThinkingConfig",
+    "Tool",
+    "ToolContext",
+    "ToolResult",
+    "ToolResultBlock",
+    "ToolUseBlock",
+    "Usage",
+    "UserMessage",
+    "message_from_dict",
+    "query",
+    "run",
+    "run_sync",
+    "tool",
+]
 
 if TYPE_CHECKING:
     from loopwright.client import Client, query, run, run_sync

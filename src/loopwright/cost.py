@@ -41,9 +41,9 @@ def price_of(model: str) -> ModelPrice | None:
             return _PRICES[key]
     best: tuple[int, ModelPrice] | None = None
     for key, price in _PRICES.items():
-        if key.endswith("*") and bare.startswith(key[:-1]):
-            if best is None or len(key) > best[0]:
-                best = (len(key), price)
+        is_prefix_match = key.endswith("*") and bare.startswith(key[:-1])
+        if is_prefix_match and (best is None or len(key) > best[0]):
+            best = (len(key), price)
     return best[1] if best else None
 
 

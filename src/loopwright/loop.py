@@ -15,6 +15,7 @@ import asyncio
 import time
 from collections.abc import AsyncIterator, Callable, Coroutine, Sequence
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any, assert_never
 
 from loopwright.errors import LoopwrightError, ModelError
@@ -112,7 +113,9 @@ async def agent_loop(rt: Runtime, prompt: UserMessage) -> AsyncIterator[Message]
 
             request = _request(rt, run)
             response_box: list[ModelResponse] = []
-            work = _Work(lambda out: _ask_model(rt, run, request, out, response_box))
+            work = _Work(
+                partial(_ask_model, rt=rt, run=run, request=request, response_box=response_box)
+            )
             async for message in _drain(rt, work):
                 yield message
             if not response_box:
@@ -148,17 +151,21 @@ async def agent_loop(rt: Runtime, prompt: UserMessage) -> AsyncIterator[Message]
                         yield follow_up
                 case RunTools(calls=calls):
                     if rt.options.max_turns is not None and run.num_turns >= rt.options.max_turns:
-                        yield _close_calls(rt, calls, "Not run: the maximum number of turns was reached.")
+                        yield _close_calls(
+                            rt, calls, "Not run: the maximum number of turns was reached."
+                        )
                         yield _result(rt, run, Finish("error_max_turns", "tool_use"))
                         return
                     run.num_turns += 1
                     run.final_text.clear()
                     outcome = BatchOutcome()
-                    work = _Work(lambda out: _run_tools(rt, calls, outcome, out))
+                    work = _Work(partial(_run_tools, rt=rt, calls=calls, outcome=outcome))
                     async for message in _drain(rt, work):
                         yield message
-                    missing = INTERRUPTED_RESULT if work.cancelled else (
-                        f"Error: the tool call could not be completed: {work.failure}"
+                    missing = (
+                        INTERRUPTED_RESULT
+                        if work.cancelled
+                        else (f"Error: the tool call could not be completed: {work.failure}")
                     )
                     results = outcome.ordered(calls, missing)
                     run.denials.extend(outcome.denials)
@@ -166,22 +173,34 @@ async def agent_loop(rt: Runtime, prompt: UserMessage) -> AsyncIterator[Message]
                     rt.history.append(tool_results)
                     yield tool_results
                     if work.cancelled or rt.interrupt_event.is_set():
-                        yield _result(rt, run, Finish("interrupted", None, ("interrupted by the user",)))
+                        yield _result(
+                            rt, run, Finish("interrupted", None, ("interrupted by the user",))
+                        )
                         return
                     if outcome.interrupt_requested:
-                        yield _result(rt, run, Finish(
-                            "interrupted", None, ("a permission denial stopped the run",)
-                        ))
+                        yield _result(
+                            rt,
+                            run,
+                            Finish("interrupted", None, ("a permission denial stopped the run",)),
+                        )
                         return
                     if work.failure is not None:
-                        yield _result(rt, run, Finish("error_during_execution", None, (
-                            f"tool execution failed: {work.failure!r}",
-                        )))
+                        yield _result(
+                            rt,
+                            run,
+                            Finish(
+                                "error_during_execution",
+                                None,
+                                (f"tool execution failed: {work.failure!r}",),
+                            ),
+                        )
                         return
                 case _:
                     assert_never(step)
     except (LoopwrightError, OSError, ValueError) as exc:
-        yield _result(rt, run, Finish("error_during_execution", None, (f"{type(exc).__name__}: {exc}",)))
+        yield _result(
+            rt, run, Finish("error_during_execution", None, (f"{type(exc).__name__}: {exc}",))
+        )
     except asyncio.CancelledError:
         # The consumer's task was cancelled: still answer every tool call in the history so
         # the session can be resumed, then let the cancellation through.
@@ -199,13 +218,19 @@ def _next_step(rt: Runtime, run: RunState, response: ModelResponse) -> NextStep:
         run.pauses = 0
     if stop == "max_tokens" and calls and (calls[-1].raw_input is not None or not calls[-1].input):
         if run.cut_tool_call_retried:
-            return Finish("error_during_execution", "max_tokens", (
-                "the model's tool call was cut off by max_tokens twice; raise max_tokens",
-            ))
+            return Finish(
+                "error_during_execution",
+                "max_tokens",
+                ("the model's tool call was cut off by max_tokens twice; raise max_tokens",),
+            )
         run.cut_tool_call_retried = True
         larger = 2 * (run.max_tokens_override or rt.options.max_tokens or DEFAULT_MAX_TOKENS)
-        return AskAgain(None, larger, keep_response=False,
-                        note=f"a tool call was cut off by max_tokens; retrying with max_tokens={larger}")
+        return AskAgain(
+            None,
+            larger,
+            keep_response=False,
+            note=f"a tool call was cut off by max_tokens; retrying with max_tokens={larger}",
+        )
     if calls:
         return RunTools(calls)
     text = "".join(getattr(b, "text", "") for b in response.content if b.type == "text")
@@ -218,7 +243,9 @@ def _next_step(rt: Runtime, run: RunState, response: ModelResponse) -> NextStep:
             run.pauses += 1
             return AskAgain()
         case "pause_turn":
-            return Finish("error_during_execution", stop, ("the model paused too many times in a row",))
+            return Finish(
+                "error_during_execution", stop, ("the model paused too many times in a row",)
+            )
         case _:
             return Finish("success", stop or "end_turn")
 
@@ -228,14 +255,18 @@ def _limit_reached(rt: Runtime, run: RunState) -> Finish | None:
     options = rt.options
     cost = run.totals.cost_usd
     if options.max_budget_usd is not None and cost is not None and cost >= options.max_budget_usd:
-        return Finish("error_max_budget_usd", None, (
-            f"cost ${cost:.4f} reached max_budget_usd ${options.max_budget_usd:.4f}",
-        ))
+        return Finish(
+            "error_max_budget_usd",
+            None,
+            (f"cost ${cost:.4f} reached max_budget_usd ${options.max_budget_usd:.4f}",),
+        )
     used = run.totals.usage.input_tokens + run.totals.usage.output_tokens
     if options.task_budget is not None and used >= options.task_budget:
-        return Finish("error_max_tokens_budget", None, (
-            f"{used} tokens used, task_budget is {options.task_budget}",
-        ))
+        return Finish(
+            "error_max_tokens_budget",
+            None,
+            (f"{used} tokens used, task_budget is {options.task_budget}",),
+        )
     return None
 
 
@@ -249,9 +280,11 @@ def _failed_model_call(rt: Runtime, work: _Work) -> Finish:
     if isinstance(failure, ModelError):
         return Finish("error_during_execution", None, (f"model error ({failure.kind}): {failure}",))
     if failure is None:
-        return Finish("error_during_execution", None, (
-            "the model's stream ended without a complete response",
-        ))
+        return Finish(
+            "error_during_execution",
+            None,
+            ("the model's stream ended without a complete response",),
+        )
     return Finish("error_during_execution", None, (f"{type(failure).__name__}: {failure}",))
 
 
@@ -272,10 +305,11 @@ def _request(rt: Runtime, run: RunState) -> ModelRequest:
 
 
 async def _ask_model(
+    outbox: Outbox,
+    *,
     rt: Runtime,
     run: RunState,
     request: ModelRequest,
-    outbox: Outbox,
     response_box: list[ModelResponse],
 ) -> None:
     """Stream one response; deltas and retry notices go to the outbox as they arrive."""
@@ -286,15 +320,24 @@ async def _ask_model(
             if isinstance(event, ModelResponse):
                 response_box.append(event)
             elif isinstance(event, RetryNotice):
-                outbox.put_nowait(SystemMessage("api_retry", {
-                    "attempt": event.attempt, "max_retries": event.max_retries,
-                    "retry_delay_ms": int(event.delay_seconds * 1000),
-                    "error_status": event.status_code, "error": event.error,
-                }))
+                outbox.put_nowait(
+                    SystemMessage(
+                        "api_retry",
+                        {
+                            "attempt": event.attempt,
+                            "max_retries": event.max_retries,
+                            "retry_delay_ms": int(event.delay_seconds * 1000),
+                            "error_status": event.status_code,
+                            "error": event.error,
+                        },
+                    )
+                )
             elif partial:
                 payload = event_to_stream_dict(event)
                 if payload is not None:
-                    outbox.put_nowait(StreamEvent(payload, rt.session_id, rt.parent_tool_use_id, event.raw))
+                    outbox.put_nowait(
+                        StreamEvent(payload, rt.session_id, rt.parent_tool_use_id, event.raw)
+                    )
     finally:
         spent = time.monotonic() - started
         rt.totals.api_seconds += spent
@@ -316,22 +359,29 @@ def _assistant_message(rt: Runtime, response: ModelResponse) -> AssistantMessage
 
 
 async def _run_tools(
-    rt: Runtime,
-    calls: list[ToolUseBlock],
-    outcome: BatchOutcome,
-    outbox: Outbox,
+    outbox: Outbox, *, rt: Runtime, calls: list[ToolUseBlock], outcome: BatchOutcome
 ) -> None:
     async def emit(message: Message) -> None:
         outbox.put_nowait(message)
 
     def make_context(call: ToolUseBlock) -> ToolContext:
         return ToolContext(
-            state=rt.state, tool_use_id=call.id, session_id=rt.session_id,
-            working_dirs=rt.working_dirs, emit=emit, services=rt.services,
+            state=rt.state,
+            tool_use_id=call.id,
+            session_id=rt.session_id,
+            working_dirs=rt.working_dirs,
+            emit=emit,
+            services=rt.services,
         )
 
-    await execute(calls, rt.tools, make_context, rt.gate, outcome,
-                  default_timeout=rt.options.tool_timeout_seconds)
+    await execute(
+        calls,
+        rt.tools,
+        make_context,
+        rt.gate,
+        outcome,
+        default_timeout=rt.options.tool_timeout_seconds,
+    )
 
 
 def _close_calls(rt: Runtime, calls: Sequence[ToolUseBlock], reason: str) -> UserMessage:

@@ -9,6 +9,7 @@ from typing import Any, Literal
 from loopwright.models.base import Effort, Model, ThinkingConfig
 from loopwright.tools.base import Tool
 
+PermissionMode = Literal["default", "acceptEdits", "plan", "dontAsk", "bypassPermissions"]
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -53,4 +54,3 @@ class Options:
     raise_on_error: bool = False
     session_id: str | None = None
     metadata: dict[str, Any] = field(default_factory=dict[str, Any])
-

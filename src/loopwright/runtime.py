@@ -16,7 +16,7 @@ from typing import Any
 
 from loopwright.cost import cost_of
 from loopwright.errors import ConfigurationError
-from loopwright.messages import ConversationMessage, Message, Usage, new_uuid
+from loopwright.messages import ConversationMessage, Usage, new_uuid
 from loopwright.models.base import Model, ThinkingConfig, ToolSpec
 from loopwright.options import Options
 from loopwright.tools.base import OpenGate, SessionState, Tool, ToolGate
@@ -48,13 +48,18 @@ class Totals:
         self.cost_usd = None if cost is None or self.cost_usd is None else self.cost_usd + cost
         entry = self.model_usage.setdefault(
             model,
-            {"input_tokens": 0, "output_tokens": 0, "cache_read_input_tokens": 0,
-             "cache_creation_input_tokens": 0, "cost_usd": 0.0},
+            {
+                "input_tokens": 0,
+                "output_tokens": 0,
+                "cache_read_input_tokens": 0,
+                "cache_creation_input_tokens": 0,
+                "cost_usd": 0.0,
+            },
         )
         for key, value in usage.to_dict().items():
             entry[key] += value
-        entry["cost_usd"] = None if cost is None or entry["cost_usd"] is None else (
-            entry["cost_usd"] + cost
+        entry["cost_usd"] = (
+            None if cost is None or entry["cost_usd"] is None else (entry["cost_usd"] + cost)
         )
 
 
@@ -111,18 +116,19 @@ def resolve_model(spec: str | Model | None) -> Model:
     return resolve_from_registry(spec)
 
 
-def resolve_tools(requested: Sequence[str | Tool] | None, disallowed: Sequence[str]) -> dict[str, Tool]:
+def resolve_tools(
+    requested: Sequence[str | Tool] | None, disallowed: Sequence[str]
+) -> dict[str, Tool]:
     """Exactly the tools the model will see, by name, in the order given."""
     entries: Sequence[str | Tool] = list(requested) if requested is not None else []
-    if requested is None or any(isinstance(e, str) for e in entries):
-        from loopwright.tools.builtins import BUILTIN_TOOL_NAMES, builtin_tool
+    if requested is None:
+        from loopwright.tools.builtins import BUILTIN_TOOL_NAMES
 
-        if requested is None:
-            entries = list(BUILTIN_TOOL_NAMES)
+        entries = list(BUILTIN_TOOL_NAMES)
     removed = {name for name in disallowed if "(" not in name}
     tools: dict[str, Tool] = {}
     for entry in entries:
-        tool = builtin_tool(entry) if isinstance(entry, str) else entry
+        tool = _builtin(entry) if isinstance(entry, str) else entry
         if tool.name in removed:
             continue
         if tool.name in tools:
@@ -131,6 +137,13 @@ def resolve_tools(requested: Sequence[str | Tool] | None, disallowed: Sequence[s
             )
         tools[tool.name] = tool
     return tools
+
+
+def _builtin(name: str) -> Tool:
+    # Imported on demand: sessions made only of @tool functions never load the built-ins.
+    from loopwright.tools.builtins import builtin_tool
+
+    return builtin_tool(name)
 
 
 def build_system_prompt(options: Options, cwd: Path) -> str:
@@ -169,4 +182,3 @@ def init_data(rt: Runtime) -> dict[str, Any]:
         "skills": [],
         "version": VERSION,
     }
-

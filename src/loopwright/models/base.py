@@ -14,7 +14,12 @@ from loopwright.messages import ContentBlock, ConversationMessage, Usage
 
 Effort = Literal["low", "medium", "high", "xhigh", "max"]
 StopReason = Literal[
-    "end_turn", "tool_use", "max_tokens", "pause_turn", "refusal", "stop_sequence",
+    "end_turn",
+    "tool_use",
+    "max_tokens",
+    "pause_turn",
+    "refusal",
+    "stop_sequence",
     "context_window_exceeded",
 ]
 

@@ -209,8 +209,14 @@ def _from_function(
     tool_description = description or summary or tool_name
     if schema is not None:
         return FunctionTool(
-            tool_name, tool_description, schema, fn, read_only, timeout,
-            takes_dict=True, wants_context=wants_context,
+            tool_name,
+            tool_description,
+            schema,
+            fn,
+            read_only,
+            timeout,
+            takes_dict=True,
+            wants_context=wants_context,
         )
     fields: dict[str, Any] = {}
     for pname, param in signature.parameters.items():
@@ -228,8 +234,14 @@ def _from_function(
     for prop in generated.get("properties", {}).values():
         prop.pop("title", None)
     return FunctionTool(
-        tool_name, tool_description, generated, fn, read_only, timeout,
-        adapter=adapter, wants_context=wants_context,
+        tool_name,
+        tool_description,
+        generated,
+        fn,
+        read_only,
+        timeout,
+        adapter=adapter,
+        wants_context=wants_context,
     )
 
 
@@ -249,7 +261,7 @@ def tool(
 
 
 def tool(
-    fn_or_name: Handler | str | None = None,
+    name: Handler | str | None = None,
     description: str | None = None,
     input_schema: dict[str, Any] | None = None,
     *,
@@ -262,11 +274,12 @@ def tool(
     description, schema)`` uses an explicit JSON schema (the handler then gets one dict).
     A parameter named ``ctx`` receives the :class:`ToolContext`.
     """
-    if callable(fn_or_name):
-        return _from_function(fn_or_name, None, None, None, read_only, timeout)
+    if callable(name):
+        return _from_function(name, None, None, None, read_only, timeout)
+    tool_name = name
 
     def decorate(fn: Handler) -> FunctionTool:
-        return _from_function(fn, fn_or_name, description, input_schema, read_only, timeout)
+        return _from_function(fn, tool_name, description, input_schema, read_only, timeout)
 
     return decorate
 
@@ -297,9 +310,7 @@ class GateDecision:
 class ToolGate(Protocol):
     """Runs around every tool call: permissions and PreToolUse before, PostToolUse after."""
 
-    async def before(
-        self, tool: Tool, input: dict[str, Any], ctx: ToolContext
-    ) -> GateDecision: ...
+    async def before(self, tool: Tool, input: dict[str, Any], ctx: ToolContext) -> GateDecision: ...
 
     async def after(
         self, tool: Tool, input: dict[str, Any], result: ToolResult, ctx: ToolContext

@@ -71,9 +71,7 @@ def prepare(call: ToolUseBlock, tools: Mapping[str, Tool]) -> Prepared | Rejecte
         jsonschema.validate(call.input, tool.input_schema)
     except jsonschema.ValidationError as exc:
         where = "/".join(str(p) for p in exc.absolute_path) or "input"
-        return Rejected(
-            call, f"Error: invalid arguments for {call.name} at {where}: {exc.message}"
-        )
+        return Rejected(call, f"Error: invalid arguments for {call.name} at {where}: {exc.message}")
     except jsonschema.SchemaError as exc:
         return Rejected(call, f"Error: tool {call.name} has an invalid input schema: {exc.message}")
     return Prepared(call, tool, call.input)
@@ -120,8 +118,11 @@ async def execute(
                     item.call.id, decision.message or "Permission denied.", is_error=True
                 )
                 outcome.denials.append(
-                    {"tool_name": item.call.name, "tool_use_id": item.call.id,
-                     "tool_input": item.input}
+                    {
+                        "tool_name": item.call.name,
+                        "tool_use_id": item.call.id,
+                        "tool_input": item.input,
+                    }
                 )
                 if decision.interrupt:
                     outcome.interrupt_requested = True
