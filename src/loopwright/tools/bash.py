@@ -1,0 +1,206 @@
+"""The Bash tool: one command per call, with a working directory that persists.
+
+Each call runs ``bash -c`` in the session's current directory; an EXIT trap writes the
+final ``pwd`` to a side file, which becomes the next call's directory. Environment changes
+do not persist (each call is a new process), matching what users of coding agents expect.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from loopwright.tools.base import ToolContext, ToolResult
+from loopwright.tools.bash_background import background_shells
+from loopwright.tools.bash_process import kill_process_group, spawn_shell
+
+DEFAULT_TIMEOUT_MS = 120_000
+MAX_TIMEOUT_MS = 600_000
+MAX_INLINE_OUTPUT_CHARS = 30_000
+# What the model sees of an over-long output: the start (what ran) and the end (how it ended).
+HEAD_CHARS = 20_000
+TAIL_CHARS = 10_000
+# Never decode more than this much of an output file into memory.
+MAX_READBACK_BYTES = 64 * 1024 * 1024
+
+BASH_DESCRIPTION = """\
+Run a bash command and return its combined stdout and stderr with the exit code.
+
+- The working directory persists between calls (a `cd` carries over); environment \
+variables and shell state do not.
+- timeout is in milliseconds: default 120000 (2 minutes), at most 600000 (10 minutes). On \
+timeout the command and every process it started are killed.
+- Output over about 30000 characters is shortened to its start and end; the full output is \
+saved to a file whose path the result gives (Read or Grep it).
+- Set run_in_background to start a long-running command (a server, a watcher) and get a \
+shell id at once; read its output with BashOutput and stop it with KillShell.
+- Prefer Read, Edit, Write, Glob and Grep over cat, sed, echo >, find and grep."""
+
+BASH_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "command": {"type": "string", "description": "The command to run."},
+        "timeout": {
+            "type": "integer",
+            "minimum": 1,
+            "maximum": MAX_TIMEOUT_MS,
+            "description": "Timeout in milliseconds (default 120000, max 600000).",
+        },
+        "description": {
+            "type": "string",
+            "description": "A few words saying what the command does (shown to the user).",
+        },
+        "run_in_background": {
+            "type": "boolean",
+            "description": "Start the command in the background and return a shell id.",
+        },
+    },
+    "required": ["command"],
+    "additionalProperties": False,
+}
+
+
+def output_directory(ctx: ToolContext) -> Path:
+    """A per-session temp directory for command output files (kept while the process lives)."""
+    existing = ctx.state.resources.get("bash_output_dir")
+    if isinstance(existing, Path) and existing.is_dir():
+        return existing
+    created = Path(tempfile.mkdtemp(prefix="loopwright-bash-"))
+    ctx.state.resources["bash_output_dir"] = created
+    return created
+
+
+def render_output(raw: bytes, saved_to: Path) -> tuple[str, bool]:
+    """The text the model sees, and whether the saved file must be kept for the rest."""
+    text = raw.decode("utf-8", errors="replace")
+    if len(text) <= MAX_INLINE_OUTPUT_CHARS:
+        return (text, False)
+    omitted = len(text) - HEAD_CHARS - TAIL_CHARS
+    shortened = (
+        f"{text[:HEAD_CHARS]}\n\n… [{omitted} characters omitted; the full output "
+        f"({len(text)} characters) is saved at {saved_to} — Read or Grep it] …\n\n"
+        f"{text[-TAIL_CHARS:]}"
+    )
+    return (shortened, True)
+
+
+def _timeout_ms(raw: object) -> int | str:
+    if raw is None:
+        return DEFAULT_TIMEOUT_MS
+    if isinstance(raw, bool) or not isinstance(raw, int) or raw < 1:
+        return f"timeout must be a positive number of milliseconds, got {raw!r}"
+    return min(raw, MAX_TIMEOUT_MS)
+
+
+def _next_cwd(cwd_file: Path, ctx: ToolContext) -> tuple[Path, str]:
+    """The directory the command ended in, and a note when it was not accepted."""
+    try:
+        reported = cwd_file.read_text(encoding="utf-8", errors="replace").strip()
+    except OSError:
+        return (ctx.state.cwd, "")
+    if not reported or not os.path.isdir(reported):
+        return (ctx.state.cwd, "")
+    candidate = Path(reported)
+    roots = ctx.working_dirs
+    if roots and not any(candidate.is_relative_to(r.resolve()) for r in roots):
+        reset_to = roots[0]
+        return (reset_to, f"\nShell cwd was reset to {reset_to} (outside the working dirs)")
+    return (candidate, "")
+
+
+@dataclass(frozen=True, slots=True)
+class _Finished:
+    exit_code: int | None
+    timed_out: bool
+
+
+async def _run_to_end(process: asyncio.subprocess.Process, timeout_s: float) -> _Finished:
+    """Wait for the command; kill its whole group on timeout or cancellation."""
+    try:
+        exit_code = await asyncio.wait_for(process.wait(), timeout=timeout_s)
+    except TimeoutError:
+        await kill_process_group(process)
+        return _Finished(None, True)
+    except asyncio.CancelledError:
+        await kill_process_group(process)
+        raise
+    return _Finished(exit_code, False)
+
+
+@dataclass(frozen=True, slots=True)
+class BashTool:
+    """Runs shell commands; foreground or, with run_in_background, as a background shell."""
+
+    name: str = "Bash"
+    description: str = BASH_DESCRIPTION
+    input_schema: dict[str, Any] = field(default_factory=lambda: dict(BASH_SCHEMA))
+    read_only: bool = False
+
+    async def call(self, input: dict[str, Any], ctx: ToolContext) -> ToolResult:
+        command = input.get("command")
+        if not isinstance(command, str) or not command.strip():
+            return ToolResult.error("command must be a non-empty string")
+        timeout = _timeout_ms(input.get("timeout"))
+        if isinstance(timeout, str):
+            return ToolResult.error(timeout)
+        if not ctx.state.cwd.is_dir():
+            return ToolResult.error(f"the working directory {ctx.state.cwd} no longer exists")
+        wrapper = ctx.services.get("command_wrapper")
+        if input.get("run_in_background") is True:
+            shells = background_shells(ctx.state)
+            shell_id = await shells.start(command, ctx.state.cwd, output_directory(ctx), wrapper)
+            return ToolResult(
+                f"Started background shell {shell_id} in {ctx.state.cwd}. Read its output "
+                f'with BashOutput(bash_id="{shell_id}"); stop it with KillShell.'
+            )
+        return await self._run_foreground(command, timeout, ctx, wrapper)
+
+    async def _run_foreground(
+        self, command: str, timeout_ms: int, ctx: ToolContext, wrapper: Any | None
+    ) -> ToolResult:
+        out_dir = output_directory(ctx)
+        fd, raw_path = tempfile.mkstemp(prefix="output-", suffix=".log", dir=out_dir)
+        output_path = Path(raw_path)
+        cwd_file = output_path.with_suffix(".cwd")
+        try:
+            with os.fdopen(fd, "wb") as output:
+                process = await spawn_shell(
+                    command, ctx.state.cwd, output, cwd_file=cwd_file, wrapper=wrapper
+                )
+            finished = await _run_to_end(process, timeout_ms / 1000)
+            return self._result(finished, output_path, cwd_file, timeout_ms, ctx)
+        except OSError as exc:
+            output_path.unlink(missing_ok=True)
+            return ToolResult.error(f"could not run the command: {exc}")
+        finally:
+            cwd_file.unlink(missing_ok=True)
+
+    def _result(
+        self,
+        finished: _Finished,
+        output_path: Path,
+        cwd_file: Path,
+        timeout_ms: int,
+        ctx: ToolContext,
+    ) -> ToolResult:
+        with output_path.open("rb") as handle:
+            raw = handle.read(MAX_READBACK_BYTES)
+        text, keep_file = render_output(raw, output_path)
+        if not keep_file:
+            output_path.unlink(missing_ok=True)
+        if finished.timed_out:
+            note = (
+                f"\nCommand timed out after {timeout_ms} ms; it and its child processes "
+                "were killed."
+            )
+            return ToolResult(text + note, is_error=True)
+        new_cwd, cwd_note = _next_cwd(cwd_file, ctx)
+        ctx.state.cwd = new_cwd
+        exit_code = finished.exit_code
+        if exit_code == 0:
+            return ToolResult((text or "(no output)") + cwd_note)
+        return ToolResult(f"{text}\nExit code {exit_code}{cwd_note}", is_error=True)

@@ -1,0 +1,34 @@
+"""The built-in tools by the names users put in rules, hooks and ``Options(tools=[...])``."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from loopwright.errors import ConfigurationError
+from loopwright.tools.base import Tool
+from loopwright.tools.bash import BashTool
+from loopwright.tools.bash_background import BashOutputTool, KillShellTool
+from loopwright.tools.edit import EditTool
+from loopwright.tools.read import ReadTool
+from loopwright.tools.write import WriteTool
+
+_FACTORIES: dict[str, Callable[[], Tool]] = {
+    "Read": ReadTool,
+    "Write": WriteTool,
+    "Edit": EditTool,
+    "Bash": BashTool,
+    "BashOutput": BashOutputTool,
+    "KillShell": KillShellTool,
+}
+
+# The order the model sees them in.
+BUILTIN_TOOL_NAMES: tuple[str, ...] = tuple(_FACTORIES)
+
+
+def builtin_tool(name: str) -> Tool:
+    """A fresh instance of the built-in tool called ``name``."""
+    factory = _FACTORIES.get(name)
+    if factory is None:
+        valid = ", ".join(BUILTIN_TOOL_NAMES)
+        raise ConfigurationError(f"unknown built-in tool {name!r}; valid names: {valid}")
+    return factory()

@@ -1,0 +1,144 @@
+"""The Edit tool: exact string replacement in a file the session has read.
+
+Also home of :func:`stale_read_problem`, the read-before-write check Write shares.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from loopwright.tools.base import SessionState, ToolContext, ToolResult
+from loopwright.tools.read import absolute_path
+
+SNIPPET_CONTEXT_LINES = 3
+
+EDIT_DESCRIPTION = """\
+Replace exact text in a file.
+
+- Read the file first in this session; editing a file you have not read, or one that \
+changed on disk since you read it, is refused (Read it again).
+- old_string must match the file exactly, including whitespace and indentation. Do not \
+include the line-number prefix that Read shows.
+- old_string must occur exactly once; add surrounding lines to make it unique, or set \
+replace_all to replace every occurrence (useful for renames).
+- With an empty old_string on a path that does not exist, the file is created with new_string."""
+
+EDIT_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "file_path": {"type": "string", "description": "Absolute path of the file to edit."},
+        "old_string": {"type": "string", "description": "The exact text to replace."},
+        "new_string": {"type": "string", "description": "The text to put in its place."},
+        "replace_all": {
+            "type": "boolean",
+            "default": False,
+            "description": "Replace every occurrence instead of requiring exactly one.",
+        },
+    },
+    "required": ["file_path", "old_string", "new_string"],
+    "additionalProperties": False,
+}
+
+
+def stale_read_problem(path: Path, state: SessionState, verb: str) -> str | None:
+    """Why ``path`` may not be changed now, or None when the session's read is current."""
+    record = state.read_files.get(str(path))
+    if record is None:
+        return f"{path} has not been read in this session; Read it before you {verb} it"
+    if record.partial:
+        return (
+            f"only part of {path} was read (the view was cut short); Read it with "
+            f"offset/limit covering the part you change before you {verb} it"
+        )
+    stat = path.stat()
+    if stat.st_mtime_ns != record.mtime_ns or stat.st_size != record.size:
+        return f"{path} changed on disk since it was last read; Read it again before you {verb} it"
+    return None
+
+
+def _snippet(text: str, start: int, length: int) -> str:
+    """Numbered lines around the replaced region, so the model can check the result."""
+    lines = text.split("\n")
+    first_line = text.count("\n", 0, start)
+    last_line = text.count("\n", 0, start + length)
+    low = max(0, first_line - SNIPPET_CONTEXT_LINES)
+    high = min(len(lines), last_line + SNIPPET_CONTEXT_LINES + 1)
+    return "\n".join(f"{n + 1:>6}\t{lines[n]}" for n in range(low, high))
+
+
+def _create(path: Path, content: str, state: SessionState) -> ToolResult:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(content.encode("utf-8"))
+    state.record_read(path)
+    return ToolResult(f"Created {path} ({content.count(chr(10)) + 1} lines)")
+
+
+def _edit_sync(
+    path: Path, old: str, new: str, replace_all: bool, state: SessionState
+) -> ToolResult:
+    if not path.exists():
+        if old == "":
+            return _create(path, new, state)
+        return ToolResult.error(f"file does not exist: {path}")
+    if path.is_dir():
+        return ToolResult.error(f"{path} is a directory, not a file")
+    problem = stale_read_problem(path, state, "edit")
+    if problem:
+        return ToolResult.error(problem)
+    try:
+        text = path.read_bytes().decode("utf-8")
+    except UnicodeDecodeError:
+        return ToolResult.error(f"{path} is not UTF-8 text; Edit only changes text files")
+    if old == "":
+        if text:
+            return ToolResult.error(
+                "old_string is empty but the file is not; give the exact text to replace"
+            )
+        return _create(path, new, state)
+    occurrences = text.count(old)
+    if occurrences == 0:
+        return ToolResult.error(
+            f"old_string was not found in {path}; it must match exactly (whitespace and "
+            "indentation included). Read the file again and copy the text."
+        )
+    if occurrences > 1 and not replace_all:
+        return ToolResult.error(
+            f"old_string occurs {occurrences} times in {path}; include more surrounding "
+            "context to make it unique, or set replace_all to replace every occurrence"
+        )
+    first = text.index(old)
+    updated = text.replace(old, new) if replace_all else text.replace(old, new, 1)
+    path.write_bytes(updated.encode("utf-8"))
+    state.record_read(path)
+    replaced = f"{occurrences} occurrences" if replace_all else "1 occurrence"
+    return ToolResult(f"Edited {path}: replaced {replaced}.\n{_snippet(updated, first, len(new))}")
+
+
+@dataclass(frozen=True, slots=True)
+class EditTool:
+    """Exact, unique string replacement guarded by read-before-edit."""
+
+    name: str = "Edit"
+    description: str = EDIT_DESCRIPTION
+    input_schema: dict[str, Any] = field(default_factory=lambda: dict(EDIT_SCHEMA))
+    read_only: bool = False
+
+    async def call(self, input: dict[str, Any], ctx: ToolContext) -> ToolResult:
+        path = absolute_path(input.get("file_path"))
+        if isinstance(path, str):
+            return ToolResult.error(path)
+        old, new = input.get("old_string"), input.get("new_string")
+        if not isinstance(old, str) or not isinstance(new, str):
+            return ToolResult.error("old_string and new_string must both be strings")
+        if old == new:
+            return ToolResult.error("old_string and new_string are identical; nothing to change")
+        replace_all = input.get("replace_all", False)
+        if not isinstance(replace_all, bool):
+            return ToolResult.error(f"replace_all must be true or false, got {replace_all!r}")
+        try:
+            return await asyncio.to_thread(_edit_sync, path, old, new, replace_all, ctx.state)
+        except OSError as exc:
+            return ToolResult.error(f"cannot edit {path}: {exc.strerror or exc}")

@@ -1,0 +1,223 @@
+"""The Read tool: text files with line numbers, images, notebooks and PDFs.
+
+Also home of the path checks every file tool shares (absolute path, no NUL byte), so the
+file tools agree on what a valid ``file_path`` is.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from loopwright.messages import ImageBlock, TextBlock
+from loopwright.tools.base import ToolContext, ToolResult
+from loopwright.tools.read_formats import render_notebook, render_pdf
+
+DEFAULT_LINE_LIMIT = 2000
+MAX_LINE_CHARS = 2000
+# A whole-file read stops here even under the line limit, so one call cannot flood the context.
+MAX_OUTPUT_CHARS = 250_000
+MAX_IMAGE_BYTES = 5 * 1024 * 1024
+BINARY_SNIFF_BYTES = 8192
+
+IMAGE_MEDIA_TYPES = {
+    ".png": "image/png",
+    ".jpg": "image/jpeg",
+    ".jpeg": "image/jpeg",
+    ".gif": "image/gif",
+    ".webp": "image/webp",
+}
+
+READ_DESCRIPTION = """\
+Read a file from the local filesystem.
+
+- file_path must be an absolute path.
+- By default up to 2000 lines are returned from the start of the file; pass offset (1-based \
+line number) and limit to read a specific range of a long file.
+- Each line is returned as `<line number><TAB><text>`; lines longer than 2000 characters are cut.
+- Images (png, jpg, gif, webp) are returned as images you can see.
+- Jupyter notebooks (.ipynb) are rendered cell by cell with their outputs.
+- PDFs are returned as text per page; pass pages (e.g. "1-5") for long documents.
+- Binary files and directories are refused; list directories with Bash (ls) or Glob.
+- Reading a file is required before editing or overwriting it with Edit or Write."""
+
+READ_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "file_path": {"type": "string", "description": "Absolute path of the file to read."},
+        "offset": {
+            "type": "integer",
+            "minimum": 1,
+            "description": "1-based line number to start from (for long files).",
+        },
+        "limit": {
+            "type": "integer",
+            "minimum": 1,
+            "description": "How many lines to read (default 2000).",
+        },
+        "pages": {
+            "type": "string",
+            "description": 'PDF only: page range such as "3" or "1-5" (at most 20 pages).',
+        },
+    },
+    "required": ["file_path"],
+    "additionalProperties": False,
+}
+
+
+def absolute_path(raw: object, field_name: str = "file_path") -> Path | str:
+    """The normalised absolute path, or a message saying why ``raw`` is not one."""
+    if not isinstance(raw, str) or not raw:
+        return f"{field_name} must be a non-empty string"
+    if "\x00" in raw:
+        return f"{field_name} contains a NUL byte; remove it and try again"
+    expanded = os.path.expanduser(raw)
+    if not os.path.isabs(expanded):
+        return f"{field_name} must be an absolute path, got {raw!r}"
+    return Path(os.path.normpath(expanded))
+
+
+def positive_int(raw: object, field_name: str, default: int | None) -> int | str | None:
+    """An optional positive integer argument, or a message saying why it is not one."""
+    if raw is None:
+        return default
+    if isinstance(raw, bool) or not isinstance(raw, int) or raw < 1:
+        return f"{field_name} must be a positive integer, got {raw!r}"
+    return raw
+
+
+def looks_binary(head: bytes) -> bool:
+    """NUL bytes in the first block mark a file as binary (what git and grep also use)."""
+    return b"\x00" in head
+
+
+@dataclass(frozen=True, slots=True)
+class TextSlice:
+    text: str
+    first_line: int
+    lines_shown: int
+    total_lines: int
+    cut_short: bool
+
+
+def _read_text_slice(path: Path, offset: int, limit: int) -> TextSlice:
+    numbered: list[str] = []
+    chars = 0
+    total = 0
+    cut_short = False
+    with path.open("r", encoding="utf-8", errors="replace", newline=None) as handle:
+        for total, line in enumerate(handle, start=1):
+            if total < offset or cut_short:
+                continue
+            if len(numbered) >= limit:
+                cut_short = True
+                continue
+            text = line.rstrip("\n")
+            if len(text) > MAX_LINE_CHARS:
+                text = text[:MAX_LINE_CHARS] + " … [line cut]"
+            entry = f"{total:>6}\t{text}"
+            chars += len(entry) + 1
+            if chars > MAX_OUTPUT_CHARS and numbered:
+                cut_short = True
+                continue
+            numbered.append(entry)
+    return TextSlice("\n".join(numbered), offset, len(numbered), total, cut_short)
+
+
+def _render_text(path: Path, offset: int, limit: int, explicit_range: bool) -> tuple[str, bool]:
+    """The numbered text and whether the view was cut short without being asked to."""
+    sliced = _read_text_slice(path, offset, limit)
+    if sliced.total_lines == 0:
+        return (f"<file {path} exists but is empty>", False)
+    if sliced.lines_shown == 0:
+        return (
+            f"<offset {offset} is past the end of {path}, which has {sliced.total_lines} lines>",
+            False,
+        )
+    if not sliced.cut_short:
+        return (sliced.text, False)
+    last = sliced.first_line + sliced.lines_shown - 1
+    note = (
+        f"\n\n<PARTIAL view: lines {sliced.first_line}-{last} of {sliced.total_lines}. "
+        f"Call Read again with offset={last + 1} to continue.>"
+    )
+    return (sliced.text + note, not explicit_range)
+
+
+def _image_result(path: Path, media_type: str) -> ToolResult:
+    size = path.stat().st_size
+    if size > MAX_IMAGE_BYTES:
+        return ToolResult.error(
+            f"image {path} is {size} bytes, over the {MAX_IMAGE_BYTES}-byte limit; "
+            "shrink or crop it first (e.g. with ImageMagick via Bash)"
+        )
+    data = base64.b64encode(path.read_bytes()).decode("ascii")
+    return ToolResult([TextBlock(f"Image {path} ({size} bytes)"), ImageBlock(media_type, data)])
+
+
+def _read_sync(path: Path, input: dict[str, Any]) -> tuple[ToolResult, bool | None]:
+    """The result and, on success, whether the session saw only part of the file."""
+    if not path.exists():
+        return (ToolResult.error(f"file does not exist: {path}"), None)
+    if path.is_dir():
+        return (
+            ToolResult.error(f"{path} is a directory; list it with Bash (ls) or Glob instead"),
+            None,
+        )
+    suffix = path.suffix.lower()
+    if suffix in IMAGE_MEDIA_TYPES:
+        result = _image_result(path, IMAGE_MEDIA_TYPES[suffix])
+        return (result, None if result.is_error else False)
+    if suffix == ".ipynb":
+        rendered = render_notebook(path)
+        return (rendered, None if rendered.is_error else False)
+    if suffix == ".pdf":
+        rendered = render_pdf(path, input.get("pages"))
+        return (rendered, None if rendered.is_error else input.get("pages") is not None)
+    with path.open("rb") as handle:
+        if looks_binary(handle.read(BINARY_SNIFF_BYTES)):
+            return (
+                ToolResult.error(
+                    f"{path} looks like a binary file; Read only shows text, images, "
+                    "notebooks and PDFs. Inspect it with Bash (e.g. `xxd | head`) if needed."
+                ),
+                None,
+            )
+    offset = positive_int(input.get("offset"), "offset", 1)
+    limit = positive_int(input.get("limit"), "limit", DEFAULT_LINE_LIMIT)
+    for checked in (offset, limit):
+        if isinstance(checked, str):
+            return (ToolResult.error(checked), None)
+    assert isinstance(offset, int) and isinstance(limit, int)
+    explicit = input.get("offset") is not None or input.get("limit") is not None
+    text, partial = _render_text(path, offset, limit, explicit)
+    return (ToolResult(text), partial)
+
+
+@dataclass(frozen=True, slots=True)
+class ReadTool:
+    """Reads text, image, notebook and PDF files and records them as read."""
+
+    name: str = "Read"
+    description: str = READ_DESCRIPTION
+    input_schema: dict[str, Any] = field(default_factory=lambda: dict(READ_SCHEMA))
+    read_only: bool = True
+
+    async def call(self, input: dict[str, Any], ctx: ToolContext) -> ToolResult:
+        path = absolute_path(input.get("file_path"))
+        if isinstance(path, str):
+            return ToolResult.error(path)
+        try:
+            result, partial = await asyncio.to_thread(_read_sync, path, input)
+        except OSError as exc:
+            return ToolResult.error(f"cannot read {path}: {exc.strerror or exc}")
+        if partial is not None:
+            try:
+                ctx.state.record_read(path, partial=partial)
+            except OSError:
+                pass  # deleted between the read and the stat: Edit will ask for a re-read
+        return result
