@@ -1,0 +1,154 @@
+"""Client sessions, interrupts and cancellation."""
+
+import asyncio
+import os
+from pathlib import Path
+
+from loopwright import Client, Options, run, tool
+from loopwright.messages import (
+    AssistantMessage,
+    Message,
+    ResultMessage,
+    ToolResultBlock,
+    UserMessage,
+)
+from loopwright.testing import ScriptedModel, text, tool_call, tool_calls
+
+
+def tool_results(messages: list[Message]) -> list[ToolResultBlock]:
+    return [
+        b
+        for m in messages
+        if isinstance(m, UserMessage) and not isinstance(m.content, str)
+        for b in m.content
+        if isinstance(b, ToolResultBlock)
+    ]
+
+
+def process_alive(pid: int) -> bool:
+    """True while the process exists and is not a zombie awaiting its reaper."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return False
+    return state != "Z"
+
+
+async def gone_within(pid: int, timeout: float = 5.0) -> bool:
+    # A killed process disappears asynchronously; poll with a deadline instead of sleeping.
+    deadline = asyncio.get_running_loop().time() + timeout
+    while process_alive(pid):
+        if asyncio.get_running_loop().time() > deadline:
+            return False
+        await asyncio.sleep(0.01)
+    return True
+
+
+async def wait_for_file(path: Path, timeout: float = 10.0) -> str:
+    deadline = asyncio.get_running_loop().time() + timeout
+    while asyncio.get_running_loop().time() < deadline:
+        if path.exists() and path.read_text().strip():
+            return path.read_text().strip()
+        await asyncio.sleep(0.01)
+    raise AssertionError(f"{path} was never written")
+
+
+async def test_client_keeps_the_conversation_across_queries() -> None:
+    model = ScriptedModel([text("first answer"), text("second answer")])
+    async with Client(Options(model=model, tools=[])) as client:
+        await client.query("one")
+        first = [m async for m in client.receive_response()]
+        await client.query("two")
+        second = [m async for m in client.receive_response()]
+    assert isinstance(first[-1], ResultMessage) and first[-1].result == "first answer"
+    assert isinstance(second[-1], ResultMessage) and second[-1].result == "second answer"
+    assert first[-1].session_id == second[-1].session_id
+    history = model.requests[1].messages
+    assert [m.type for m in history] == ["user", "assistant", "user"]
+
+
+async def test_streaming_input_answers_each_message_in_one_session() -> None:
+    async def prompts():  # type: ignore[no-untyped-def]
+        yield "a"
+        yield "b"
+
+    model = ScriptedModel([text("A"), text("B")])
+    result = await run(prompts(), Options(model=model, tools=[]))
+    assert result.result == "B"
+    assert len(model.requests[1].messages) == 3
+
+
+async def test_interrupt_mid_tool_answers_every_call_and_kills_the_child(tmp_path: Path) -> None:
+    pid_file = tmp_path / "child.pid"
+    started = asyncio.Event()
+
+    @tool(read_only=True)
+    async def marker() -> str:
+        """Signals that the batch is running."""
+        started.set()
+        return "marked"
+
+    command = f"sleep 60 & echo $! > {pid_file}; wait"
+    model = ScriptedModel([tool_calls([("marker", {}), ("Bash", {"command": command})])])
+    messages: list[Message] = []
+    async with Client(Options(model=model, tools=[marker, "Bash"], cwd=tmp_path)) as client:
+        await client.query("go")
+        async for message in client.receive_response():
+            messages.append(message)
+            if isinstance(message, AssistantMessage):
+                child_pid = int(await wait_for_file(pid_file))
+                await client.interrupt()
+    result = messages[-1]
+    assert isinstance(result, ResultMessage) and result.subtype == "interrupted"
+    assistant = next(m for m in messages if isinstance(m, AssistantMessage))
+    answered = tool_results(messages)
+    assert [r.tool_use_id for r in answered] == [c.id for c in assistant.tool_calls]
+    assert answered[0].text == "marked"
+    assert answered[1].is_error and "Interrupted" in answered[1].text
+    assert started.is_set()
+    assert await gone_within(child_pid)
+
+
+async def test_interrupt_while_the_model_streams_ends_with_interrupted() -> None:
+    gate = asyncio.Event()
+
+    async def slow_answer(request):  # type: ignore[no-untyped-def]
+        await gate.wait()
+        return text("never")
+
+    from loopwright.testing import FunctionModel
+
+    async with Client(Options(model=FunctionModel(slow_answer), tools=[])) as client:
+        await client.query("go")
+        messages = []
+        async for message in client.receive_response():
+            messages.append(message)
+            if isinstance(message, UserMessage):
+                await client.interrupt()
+    assert isinstance(messages[-1], ResultMessage)
+    assert messages[-1].subtype == "interrupted"
+
+
+async def test_cancelling_the_consumer_still_answers_pending_calls(tmp_path: Path) -> None:
+    pid_file = tmp_path / "child.pid"
+    model = ScriptedModel([tool_call("Bash", command=f"sleep 60 & echo $! > {pid_file}; wait")])
+    from loopwright.client import create_runtime
+    from loopwright.loop import agent_loop
+
+    rt = create_runtime(Options(model=model, tools=["Bash"], cwd=tmp_path))
+
+    async def consume() -> None:
+        async for _ in agent_loop(rt, UserMessage("go")):
+            pass
+
+    task = asyncio.create_task(consume())
+    child_pid = int(await wait_for_file(pid_file))
+    task.cancel()
+    await asyncio.gather(task, return_exceptions=True)
+    last = rt.history[-1]
+    assert isinstance(last, UserMessage) and tool_results([last])[0].is_error
+    assert await gone_within(child_pid)
