@@ -1,0 +1,122 @@
+"""``loopwright``: print mode (``-p``), an interactive session, and ``demo``."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import sys
+from collections.abc import Sequence
+
+from loopwright.cli.render import Renderer, result_text, to_json_line
+from loopwright.client import Client, query
+from loopwright.errors import ConfigurationError, LoopwrightError
+from loopwright.messages import ResultMessage
+from loopwright.options import Options
+
+EXIT_ERROR_RESULT = 1
+EXIT_USAGE = 2
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="loopwright",
+        description="Run an agent loop. `loopwright demo` runs the offline walkthrough.",
+    )
+    parser.add_argument("-p", "--print", dest="prompt", help="run this prompt and print the result")
+    parser.add_argument("--model", help="anthropic:ID, openai:ID, openai-chat:ID or scripted:FILE")
+    parser.add_argument(
+        "--output-format", choices=("text", "json", "stream-json"), default="text"
+    )
+    parser.add_argument("--max-turns", type=int)
+    parser.add_argument("--max-budget-usd", type=float)
+    parser.add_argument("--cwd")
+    parser.add_argument("--system-prompt")
+    parser.add_argument("--append-system-prompt")
+    parser.add_argument("--tools", help="comma-separated built-in tool names the model sees")
+    parser.add_argument("--disallowed-tools", help="comma-separated tool names to remove")
+    parser.add_argument("--include-partial-messages", action="store_true")
+    return parser
+
+
+def _split(value: str | None) -> list[str]:
+    return [item.strip() for item in (value or "").split(",") if item.strip()]
+
+
+def options_from_args(args: argparse.Namespace) -> Options:
+    return Options(
+        model=args.model,
+        cwd=args.cwd,
+        max_turns=args.max_turns,
+        max_budget_usd=args.max_budget_usd,
+        system_prompt=args.system_prompt,
+        append_system_prompt=args.append_system_prompt,
+        tools=_split(args.tools) if args.tools else None,
+        disallowed_tools=_split(args.disallowed_tools),
+        include_partial_messages=args.include_partial_messages,
+    )
+
+
+async def print_mode(prompt: str, options: Options, output_format: str) -> int:
+    result: ResultMessage | None = None
+    async for message in query(prompt, options):
+        if output_format == "stream-json":
+            sys.stdout.write(to_json_line(message) + "\n")
+            sys.stdout.flush()
+        if isinstance(message, ResultMessage):
+            result = message
+    if result is None:  # pragma: no cover - the loop always ends with a result
+        return EXIT_ERROR_RESULT
+    if output_format == "json":
+        print(to_json_line(result))
+    elif output_format == "text":
+        stream = sys.stderr if result.is_error else sys.stdout
+        print(result_text(result), file=stream)
+    return EXIT_ERROR_RESULT if result.is_error else 0
+
+
+async def interactive(options: Options) -> int:
+    """A line-based session: each line is a prompt; /exit or EOF ends it."""
+    renderer = Renderer()
+    async with Client(options) as client:
+        renderer.console.print("[dim]loopwright — type a prompt; /exit to quit[/dim]")
+        while True:
+            try:
+                line = await asyncio.to_thread(input, "> ")
+            except EOFError:
+                return 0
+            if line.strip() in ("/exit", "/quit"):
+                return 0
+            if not line.strip():
+                continue
+            await client.query(line)
+            async for message in client.receive_response():
+                renderer.show(message)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    arguments = list(sys.argv[1:] if argv is None else argv)
+    if arguments[:1] == ["demo"]:
+        from loopwright.cli.demo import run_demo
+
+        return asyncio.run(run_demo())
+    args = build_parser().parse_args(arguments)
+    try:
+        options = options_from_args(args)
+        if args.prompt is not None:
+            return asyncio.run(print_mode(args.prompt, options, args.output_format))
+        if not sys.stdin.isatty():
+            prompt = sys.stdin.read()
+            return asyncio.run(print_mode(prompt, options, args.output_format))
+        return asyncio.run(interactive(options))
+    except ConfigurationError as exc:
+        print(f"loopwright: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    except LoopwrightError as exc:
+        print(f"loopwright: {exc}", file=sys.stderr)
+        return EXIT_ERROR_RESULT
+    except KeyboardInterrupt:
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,132 @@
+"""Readable terminal rendering of the message stream (rich)."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from rich.console import Console
+from rich.markup import escape
+from rich.panel import Panel
+from rich.table import Table
+
+from loopwright.messages import (
+    AssistantMessage,
+    ImageBlock,
+    Message,
+    ResultMessage,
+    StreamEvent,
+    SystemMessage,
+    TextBlock,
+    ThinkingBlock,
+    ToolResultBlock,
+    ToolUseBlock,
+    UserMessage,
+)
+
+MAX_RESULT_LINES = 12
+
+
+def _summarise_input(call: ToolUseBlock) -> str:
+    for key in ("command", "file_path", "pattern", "url", "query", "prompt"):
+        if key in call.input:
+            return str(call.input[key])
+    return json.dumps(call.input)[:200]
+
+
+def _result_preview(block: ToolResultBlock) -> str:
+    if isinstance(block.content, str):
+        text = block.content
+    else:
+        text = "\n".join(
+            b.text if isinstance(b, TextBlock) else f"[image {b.media_type}]"
+            for b in block.content
+            if isinstance(b, TextBlock | ImageBlock)
+        )
+    lines = text.rstrip().splitlines()
+    if len(lines) > MAX_RESULT_LINES:
+        hidden = len(lines) - MAX_RESULT_LINES
+        lines = [*lines[:MAX_RESULT_LINES], f"… {hidden} more lines"]
+    return "\n".join(lines) or "(no output)"
+
+
+class Renderer:
+    """Prints each message as it arrives; tool calls and results are shown as steps."""
+
+    def __init__(self, console: Console | None = None, *, show_prompt: bool = False) -> None:
+        self.console = console or Console(highlight=False)
+        self.show_prompt = show_prompt
+        self._streamed_text = False
+
+    def show(self, message: Message) -> None:
+        match message:
+            case SystemMessage(subtype="init", data=data):
+                self.console.print(
+                    f"[dim]session {data['session_id']} · model {data['model']} · "
+                    f"cwd {escape(data['cwd'])}[/dim]"
+                )
+            case SystemMessage(subtype=subtype, data=data):
+                self.console.print(f"[dim]· {subtype}: {escape(json.dumps(data))}[/dim]")
+            case StreamEvent(event=event):
+                if event.get("type") == "text_delta":
+                    self.console.print(escape(event["text"]), end="")
+                    self._streamed_text = True
+            case AssistantMessage():
+                self._assistant(message)
+            case UserMessage(content=str() as prompt):
+                if self.show_prompt:
+                    self.console.print(f"[bold]> {escape(prompt)}[/bold]")
+            case UserMessage():
+                for block in message.blocks:
+                    if isinstance(block, ToolResultBlock):
+                        style = "red" if block.is_error else "dim"
+                        preview = escape(_result_preview(block))
+                        self.console.print(f"[{style}]  ⎿ {preview}[/{style}]".replace("\n", "\n    "))
+            case ResultMessage():
+                self.result(message)
+
+    def _assistant(self, message: AssistantMessage) -> None:
+        if self._streamed_text:
+            self.console.print()
+            self._streamed_text = False
+        else:
+            for block in message.content:
+                if isinstance(block, ThinkingBlock) and block.thinking:
+                    self.console.print(f"[italic dim]{escape(block.thinking)}[/italic dim]")
+                elif isinstance(block, TextBlock) and block.text:
+                    self.console.print(escape(block.text))
+        for call in message.tool_calls:
+            self.console.print(
+                f"[bold cyan]● {call.name}[/bold cyan]([yellow]{escape(_summarise_input(call))}"
+                "[/yellow])"
+            )
+
+    def result(self, result: ResultMessage) -> None:
+        table = Table.grid(padding=(0, 2))
+        table.add_row("outcome", f"[{'red' if result.is_error else 'green'}]{result.subtype}[/]")
+        table.add_row("turns", str(result.num_turns))
+        usage = result.usage
+        table.add_row(
+            "tokens",
+            f"{usage.input_tokens:,} in · {usage.output_tokens:,} out · "
+            f"{usage.cache_read_input_tokens:,} cache read",
+        )
+        cost = "unknown (no price for this model)" if result.total_cost_usd is None else (
+            f"${result.total_cost_usd:.4f}"
+        )
+        table.add_row("cost", cost)
+        table.add_row("time", f"{result.duration_ms / 1000:.2f} s ({result.duration_api_ms} ms in the model)")
+        for error in result.errors:
+            table.add_row("error", f"[red]{escape(error)}[/red]")
+        self.console.print(Panel(table, title="result", expand=False))
+
+
+def result_text(result: ResultMessage) -> str:
+    if result.result is not None:
+        return result.result
+    return f"error: {result.subtype}: {'; '.join(result.errors)}"
+
+
+def to_json_line(message: Message) -> str:
+    data: dict[str, Any] = message.to_dict()
+    return json.dumps(data, ensure_ascii=False, default=str)
