@@ -1,0 +1,107 @@
+"""Which shell commands only read, and which are the file operations acceptEdits approves.
+
+Both lists are deliberately short: a command missing here just needs a rule or a
+decision, while a wrong entry would approve writes silently.
+"""
+
+from __future__ import annotations
+
+import os
+
+from loopwright.permissions.paths import inside_any, spell
+from loopwright.permissions.shell import ShellAnalysis, SimpleCommand
+
+READ_ONLY_COMMANDS = frozenset(
+    {
+        "ls",
+        "cat",
+        "echo",
+        "printf",
+        "pwd",
+        "head",
+        "tail",
+        "grep",
+        "egrep",
+        "fgrep",
+        "rg",
+        "wc",
+        "which",
+        "type",
+        "diff",
+        "stat",
+        "du",
+        "df",
+        "file",
+        "tree",
+        "cd",
+        "true",
+        "false",
+        "uniq",
+        "cut",
+        "basename",
+        "dirname",
+        "realpath",
+        "readlink",
+        "date",
+        "whoami",
+        "id",
+        "uname",
+        "nl",
+        "find",
+        "test",
+        "[",
+        "cmp",
+        "md5sum",
+        "sha256sum",
+        "sha1sum",
+    }
+)
+_READ_ONLY_GIT = frozenset(
+    {"status", "log", "diff", "show", "rev-parse", "ls-files", "blame", "describe", "shortlog"}
+)
+ACCEPT_EDITS_COMMANDS = frozenset({"mkdir", "touch", "mv", "cp"})
+
+
+def is_read_only(command: SimpleCommand) -> bool:
+    if not command.words:
+        return True
+    name = os.path.basename(command.name)
+    if name == "git":
+        args = [w for w in command.words[1:] if not w.startswith("-")]
+        return bool(args) and args[0] in _READ_ONLY_GIT and "--output" not in command.words
+    if name == "sort":
+        return not any(w.startswith(("-o", "--output")) for w in command.words[1:])
+    return name in READ_ONLY_COMMANDS
+
+
+def shell_is_read_only(analysis: ShellAnalysis) -> bool:
+    """No redirects to files, nothing unsafe, every subcommand read-only."""
+    return (
+        analysis.safe
+        and not analysis.redirect_targets
+        and all(is_read_only(c) for c in analysis.commands)
+    )
+
+
+def args_inside(
+    command: SimpleCommand,
+    cwd: os.PathLike[str] | str,
+    home: os.PathLike[str] | str,
+    working_dirs: tuple[os.PathLike[str], ...],
+    *,
+    every_arg: bool,
+) -> bool:
+    """Path arguments stay within the working dirs. ``every_arg`` treats each non-flag
+    argument as a path (for mkdir/cp…); otherwise only path-looking ones count."""
+    from pathlib import Path
+
+    for word in command.words[1:]:
+        if word.startswith("-"):
+            continue
+        looks_like_path = every_arg or "/" in word or word.startswith((".", "~"))
+        if not looks_like_path:
+            continue
+        spellings = spell(word, Path(cwd), Path(home))
+        if not inside_any(spellings, tuple(Path(d) for d in working_dirs)):
+            return False
+    return True

@@ -1,0 +1,266 @@
+"""PermissionGate: hooks and the policy around every tool call (the ToolGate protocol).
+
+before(): PreToolUse hooks → policy (deny → ask → mode → allow) → PermissionRequest hooks
+→ ``can_use_tool``. Any input a hook or callback rewrote is checked against the deny
+rules again. after(): PostToolUse / PostToolUseFailure hooks may add context, replace the
+output, or stop the run.
+"""
+
+from __future__ import annotations
+
+import inspect
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal
+
+from loopwright.hooks import HookEvent, HookOutcome, HookRunner, hook_input
+from loopwright.messages import TextBlock
+from loopwright.permissions.policy import (
+    CanUseTool,
+    PermissionMode,
+    PermissionPolicy,
+    PermissionResultAllow,
+    PermissionResultDeny,
+    ToolPermissionContext,
+    Verdict,
+)
+from loopwright.tools.base import GateDecision, Tool, ToolContext, ToolResult
+
+
+@dataclass(frozen=True, slots=True)
+class HookNotice:
+    """Something a hook said for the user (systemMessage) or a hook failure."""
+
+    event: str
+    kind: Literal["system_message", "hook_error"]
+    message: str
+
+
+class PermissionGate:
+    """Decides whether each tool call runs. The loop reads ``permission_denials``,
+    ``drain_notices()`` and ``stop_reason`` after each batch."""
+
+    def __init__(
+        self,
+        policy: PermissionPolicy,
+        hooks: HookRunner | None = None,
+        can_use_tool: CanUseTool | None = None,
+        *,
+        session_id: str = "",
+        transcript_path: str | None = None,
+    ) -> None:
+        self.policy = policy
+        self.hooks = hooks or HookRunner()
+        self.can_use_tool = can_use_tool
+        self.session_id = session_id
+        self.transcript_path = transcript_path
+        self.permission_denials: list[dict[str, Any]] = []
+        self.notices: list[HookNotice] = []
+        # Set when a hook returned continue=false: the loop ends the run after this batch.
+        self.stop_reason: str | None = None
+
+    @property
+    def mode(self) -> PermissionMode:
+        return self.policy.mode
+
+    def set_mode(self, mode: PermissionMode) -> None:
+        self.policy.mode = mode
+
+    def drain_notices(self) -> list[HookNotice]:
+        notices, self.notices = self.notices, []
+        return notices
+
+    # ----------------------------------------------------------------- before
+
+    async def before(self, tool: Tool, input: dict[str, Any], ctx: ToolContext) -> GateDecision:
+        name, cwd = tool.name, ctx.cwd
+        pre = await self._hook(
+            "PreToolUse",
+            ctx,
+            match_value=name,
+            tool_name=name,
+            tool_input=input,
+            tool_use_id=ctx.tool_use_id,
+        )
+        if not pre.continue_:
+            self.stop_reason = pre.stop_reason or "a PreToolUse hook stopped the run"
+            return self._deny(name, input, ctx, self.stop_reason, interrupt=True)
+        if pre.permission_decision == "deny" or pre.blocked:
+            reason = pre.reason or "denied by a PreToolUse hook"
+            return self._deny(name, input, ctx, reason)
+        current = pre.updated_input if pre.updated_input is not None else input
+        hook_decision = pre.permission_decision
+        verdict = self.policy.evaluate(name, current, cwd, hook_decision=hook_decision)
+        match verdict.behavior:
+            case "deny":
+                return self._deny(name, current, ctx, verdict.reason)
+            case "allow":
+                return GateDecision(True, current, additional_context=pre.additional_context)
+            case "ask":
+                return await self._ask(name, current, ctx, verdict, pre)
+
+    async def _ask(
+        self,
+        name: str,
+        input: dict[str, Any],
+        ctx: ToolContext,
+        verdict: Verdict,
+        pre: HookOutcome,
+    ) -> GateDecision:
+        request = await self._hook(
+            "PermissionRequest", ctx, match_value=name, tool_name=name, tool_input=input
+        )
+        if request.permission_decision == "deny":
+            return self._deny(
+                name, input, ctx, request.reason or "denied by a hook", interrupt=request.interrupt
+            )
+        if request.permission_decision == "allow":
+            return self._approve(name, request.updated_input or input, ctx, pre)
+        if self.can_use_tool is None:
+            return self._deny(name, input, ctx, _no_callback_message(name, verdict))
+        context = ToolPermissionContext(
+            tool_use_id=ctx.tool_use_id,
+            session_id=ctx.session_id or self.session_id,
+            cwd=str(ctx.cwd),
+            permission_mode=self.policy.mode,
+            reason=verdict.reason,
+        )
+        try:
+            answer = self.can_use_tool(name, dict(input), context)
+            if inspect.isawaitable(answer):
+                answer = await answer
+        except Exception as exc:
+            return self._deny(name, input, ctx, f"can_use_tool raised {type(exc).__name__}: {exc}")
+        match answer:
+            case PermissionResultAllow():
+                return self._approve(name, answer.updated_input or input, ctx, pre)
+            case PermissionResultDeny():
+                return self._deny(
+                    name,
+                    input,
+                    ctx,
+                    answer.message or "denied by can_use_tool",
+                    interrupt=answer.interrupt,
+                )
+            case _:
+                return self._deny(
+                    name,
+                    input,
+                    ctx,
+                    "can_use_tool must return "
+                    "PermissionResultAllow or PermissionResultDeny, got "
+                    f"{type(answer).__name__}",
+                )
+
+    def _approve(
+        self, name: str, input: dict[str, Any], ctx: ToolContext, pre: HookOutcome
+    ) -> GateDecision:
+        # A rewritten input is a new call as far as deny rules go.
+        denied = self.policy.denied_by_rule(name, input, ctx.cwd)
+        if denied is not None:
+            return self._deny(name, input, ctx, denied.reason)
+        return GateDecision(True, input, additional_context=pre.additional_context)
+
+    def _deny(
+        self,
+        name: str,
+        input: dict[str, Any],
+        ctx: ToolContext,
+        reason: str,
+        *,
+        interrupt: bool = False,
+    ) -> GateDecision:
+        self.permission_denials.append(
+            {"tool_name": name, "tool_use_id": ctx.tool_use_id, "tool_input": dict(input)}
+        )
+        message = f"Permission to use {name} was denied: {reason}"
+        return GateDecision(False, input, message=message, interrupt=interrupt)
+
+    # ----------------------------------------------------------------- after
+
+    async def after(
+        self, tool: Tool, input: dict[str, Any], result: ToolResult, ctx: ToolContext
+    ) -> ToolResult:
+        text = _result_text(result)
+        if result.is_error:
+            outcome = await self._hook(
+                "PostToolUseFailure",
+                ctx,
+                match_value=tool.name,
+                tool_name=tool.name,
+                tool_input=input,
+                tool_use_id=ctx.tool_use_id,
+                error=text,
+            )
+        else:
+            outcome = await self._hook(
+                "PostToolUse",
+                ctx,
+                match_value=tool.name,
+                tool_name=tool.name,
+                tool_input=input,
+                tool_use_id=ctx.tool_use_id,
+                tool_response=text,
+            )
+        if not outcome.continue_:
+            self.stop_reason = outcome.stop_reason or "a PostToolUse hook stopped the run"
+        updated = result
+        if outcome.updated_output is not None:
+            replacement = outcome.updated_output
+            if not isinstance(replacement, str):
+                replacement = json.dumps(replacement, default=str)
+            updated = ToolResult(replacement, is_error=result.is_error)
+        extra = [
+            x
+            for x in (outcome.reason if outcome.blocked else None, outcome.additional_context)
+            if x
+        ]
+        return _append(updated, "\n\n".join(extra)) if extra else updated
+
+    # ----------------------------------------------------------------- hooks
+
+    async def _hook(
+        self, event: HookEvent, ctx: ToolContext, *, match_value: str, **fields: Any
+    ) -> HookOutcome:
+        if not self.hooks.has(event):
+            return HookOutcome()
+        extra: dict[str, Any] = {"permission_mode": self.policy.mode}
+        if self.transcript_path:
+            extra["transcript_path"] = self.transcript_path
+        payload = hook_input(
+            event, session_id=ctx.session_id or self.session_id, cwd=str(ctx.cwd), **extra, **fields
+        )
+        outcome = await self.hooks.run(
+            event, payload, match_value=match_value, tool_use_id=ctx.tool_use_id
+        )
+        self.notices.extend(HookNotice(event, "system_message", m) for m in outcome.system_messages)
+        self.notices.extend(HookNotice(event, "hook_error", e) for e in outcome.errors)
+        return outcome
+
+
+def _no_callback_message(name: str, verdict: Verdict) -> str:
+    return (
+        f"{verdict.reason}, and no can_use_tool callback is set to ask. To allow it, add an "
+        f"allow rule such as allowed_tools=[{name!r}], pass can_use_tool, or choose a "
+        "permission_mode that approves it"
+    )
+
+
+def _result_text(result: ToolResult) -> str:
+    if isinstance(result.content, str):
+        return result.content
+    return "\n".join(b.text for b in result.content if isinstance(b, TextBlock))
+
+
+def _append(result: ToolResult, text: str) -> ToolResult:
+    if isinstance(result.content, str):
+        return ToolResult(f"{result.content}\n\n{text}", is_error=result.is_error)
+    return ToolResult([*result.content, TextBlock(text)], is_error=result.is_error)
+
+
+def working_dirs_for(
+    cwd: Path, add_dirs: list[str | Path] | tuple[str | Path, ...]
+) -> tuple[Path, ...]:
+    """cwd plus the additional directories, made absolute against cwd."""
+    return (cwd, *((cwd / Path(d).expanduser()).resolve() for d in add_dirs))

@@ -1,0 +1,285 @@
+"""What a tool call touches (its "facts") and whether a rule matches it.
+
+Facts are computed once per call: the shell analysis for Bash, both spellings of the
+path for file tools, the host for WebFetch. Rules are then cheap to try.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal
+from urllib.parse import urlsplit
+
+from loopwright.permissions.paths import PathSpellings, inside_any, rule_matches_path, spell
+from loopwright.permissions.rules import (
+    EDIT_TOOLS,
+    READ_TOOLS,
+    PermissionRule,
+    command_pattern_regex,
+    domain_matches,
+)
+from loopwright.permissions.shell import ShellAnalysis, SimpleCommand, analyze
+
+ToolKind = Literal["read", "edit", "shell", "web_fetch", "agent", "mcp", "free", "other"]
+
+# Tools that never need a permission decision of their own (deny rules still apply).
+FREE_TOOLS = frozenset(
+    {
+        "TodoWrite",
+        "Skill",
+        "ToolSearch",
+        "BashOutput",
+        "KillShell",
+        "AskUserQuestion",
+        "EnterPlanMode",
+        "TaskOutput",
+        "TaskStop",
+    }
+)
+AGENT_TOOLS = frozenset({"Agent", "Task"})
+# Fields that carry a tool's main content: never matchable by a ``param:value`` rule,
+# because e.g. ``Bash(command:rm *)`` would be bypassed by a compound command.
+_PRIMARY_FIELDS = frozenset({"command", "file_path", "path", "url", "notebook_path", "pattern"})
+_PARAM_RULE = re.compile(r"^\s*([A-Za-z_][\w]*)\s*:\s*(.*)$", re.DOTALL)
+# Bash commands that read files: Read deny rules apply to their arguments.
+_FILE_READERS = frozenset(
+    {
+        "cat",
+        "head",
+        "tail",
+        "less",
+        "more",
+        "grep",
+        "rg",
+        "sed",
+        "awk",
+        "nl",
+        "strings",
+        "xxd",
+        "od",
+        "base64",
+        "cp",
+        "diff",
+        "sort",
+        "uniq",
+    }
+)
+
+
+def tool_kind(name: str) -> ToolKind:
+    if name in READ_TOOLS:
+        return "read"
+    if name in EDIT_TOOLS:
+        return "edit"
+    if name == "Bash":
+        return "shell"
+    if name == "WebFetch":
+        return "web_fetch"
+    if name in AGENT_TOOLS:
+        return "agent"
+    if name.startswith("mcp__"):
+        return "mcp"
+    if name in FREE_TOOLS:
+        return "free"
+    return "other"
+
+
+@dataclass(frozen=True, slots=True)
+class CallFacts:
+    """Everything rule matching needs to know about one call."""
+
+    name: str
+    kind: ToolKind
+    input: dict[str, Any]
+    cwd: Path
+    home: Path
+    working_dirs: tuple[Path, ...]
+    path: PathSpellings | None = None
+    shell: ShellAnalysis | None = None
+    host: str | None = None
+
+    @property
+    def inside_working_dirs(self) -> bool:
+        return self.path is not None and inside_any(self.path, self.working_dirs)
+
+
+def call_facts(
+    name: str, input: dict[str, Any], cwd: Path, home: Path, working_dirs: tuple[Path, ...]
+) -> CallFacts:
+    kind = tool_kind(name)
+    dirs = working_dirs or (cwd,)
+    match kind:
+        case "read" | "edit":
+            raw = _file_target(name, input)
+            path = spell(raw, cwd, home) if raw is not None else None
+            return CallFacts(name, kind, input, cwd, home, dirs, path=path)
+        case "shell":
+            analysis = analyze(str(input.get("command", "")), cwd, dirs)
+            return CallFacts(name, kind, input, cwd, home, dirs, shell=analysis)
+        case "web_fetch":
+            return CallFacts(name, kind, input, cwd, home, dirs, host=_host(input.get("url")))
+        case "agent" | "mcp" | "free" | "other":
+            return CallFacts(name, kind, input, cwd, home, dirs)
+
+
+def _file_target(name: str, input: dict[str, Any]) -> str | None:
+    for key in ("file_path", "notebook_path", "path"):
+        value = input.get(key)
+        if isinstance(value, str) and value:
+            target = value
+            break
+    else:
+        target = "." if name in ("Glob", "Grep", "LS") else None
+    pattern = input.get("pattern")
+    # A glob that climbs out (``../../etc/*``) or is absolute reads where it points.
+    climbs = isinstance(pattern, str) and (
+        pattern.startswith(("/", "~")) or ".." in pattern.split("/")
+    )
+    if name == "Glob" and isinstance(pattern, str) and target is not None and climbs:
+        prefix = re.split(r"[*?\[{]", pattern, maxsplit=1)[0]
+        target = os.path.join(target, os.path.dirname(prefix) or ".")
+    return target
+
+
+def _host(url: Any) -> str | None:
+    if not isinstance(url, str):
+        return None
+    try:
+        return urlsplit(url).hostname
+    except ValueError:
+        return None
+
+
+# --------------------------------------------------------------------------- matching
+
+
+def rule_names_tool(rule: PermissionRule, name: str) -> bool:
+    """Read rules cover Glob/Grep; Edit rules cover Write; Agent covers Task."""
+    if rule.matches_tool_name(name):
+        return True
+    if rule.specifier is not None:
+        if rule.tool == "Read" and name in READ_TOOLS:
+            return True
+        if rule.tool == "Edit" and name in EDIT_TOOLS:
+            return True
+    return rule.tool in AGENT_TOOLS and name in AGENT_TOOLS
+
+
+def restrictive_match(rule: PermissionRule, facts: CallFacts) -> bool:
+    """Deny/ask matching: true if the rule matches any part of the call."""
+    reads_block_edits = (
+        rule.behavior == "deny" and rule.tool == "Read" and facts.kind == "edit"
+    )  # a file you may not read, you may not overwrite either
+    if not (rule_names_tool(rule, facts.name) or (reads_block_edits and rule.specifier)):
+        return _matches_shell_files(rule, facts)
+    if rule.specifier is None:
+        return True
+    param = _param_rule(rule, facts)
+    if param is not None:
+        return param
+    match facts.kind:
+        case "shell":
+            assert facts.shell is not None
+            regex = command_pattern_regex(rule.specifier)
+            return any(regex.fullmatch(text) for text in facts.shell.deny_texts)
+        case "read" | "edit":
+            if facts.path is None:
+                return False
+            return rule_matches_path(rule, facts.path, facts.cwd, facts.home)
+        case _:
+            return _specifier_matches(rule, facts)
+
+
+def _matches_shell_files(rule: PermissionRule, facts: CallFacts) -> bool:
+    """Read/Edit deny rules also cover files that Bash commands visibly read or write."""
+    if facts.shell is None or rule.specifier is None or rule.tool not in ("Read", "Edit"):
+        return False
+    targets: list[str] = list(facts.shell.redirect_targets)
+    if rule.tool == "Read":
+        for command in facts.shell.commands:
+            if os.path.basename(command.name) in _FILE_READERS:
+                targets.extend(w for w in command.words[1:] if not w.startswith("-"))
+    return any(
+        rule_matches_path(rule, spell(t, facts.cwd, facts.home), facts.cwd, facts.home)
+        for t in targets
+    )
+
+
+def allow_match(rule: PermissionRule, facts: CallFacts) -> bool:
+    """Allow matching for non-shell tools: the rule must cover the whole call."""
+    if not rule_names_tool(rule, facts.name):
+        return False
+    if rule.specifier is None:
+        return True
+    match facts.kind:
+        case "read" | "edit":
+            if facts.path is None:
+                return False
+            return rule_matches_path(rule, facts.path, facts.cwd, facts.home)
+        case "shell":
+            return False  # shell allow rules are judged per subcommand by the policy
+        case _:
+            return _specifier_matches(rule, facts)
+
+
+def command_allowed(command: SimpleCommand, rules: Sequence[PermissionRule]) -> bool:
+    text = command.text
+    return any(
+        rule.specifier is not None and command_pattern_regex(rule.specifier).fullmatch(text)
+        for rule in rules
+    )
+
+
+def _specifier_matches(rule: PermissionRule, facts: CallFacts) -> bool:
+    assert rule.specifier is not None
+    spec = rule.specifier
+    match facts.kind:
+        case "web_fetch":
+            return (
+                facts.host is not None
+                and spec.startswith("domain:")
+                and domain_matches(spec[len("domain:") :].strip(), facts.host)
+            )
+        case "agent":
+            agent = _first_str(facts.input, ("subagent_type", "agent_type", "agent", "name"))
+            return agent is not None and _wildcard(spec, agent)
+        case "mcp":
+            return False
+        case _:
+            name = _first_str(facts.input, ("skill", "name", "command"))
+            return name is not None and _wildcard(spec, name)
+
+
+def _param_rule(rule: PermissionRule, facts: CallFacts) -> bool | None:
+    """``Tool(param:value)`` for deny/ask rules; None when the specifier is not one."""
+    assert rule.specifier is not None
+    if facts.kind == "web_fetch" or (rule.specifier.endswith(":*") and facts.kind == "shell"):
+        return None
+    match = _PARAM_RULE.match(rule.specifier)
+    if match is None or match.group(1) in _PRIMARY_FIELDS:
+        return None
+    key, expected = match.group(1), match.group(2).strip()
+    if facts.kind == "shell" and key not in facts.input:
+        return None
+    value = facts.input.get(key)
+    if value is None or isinstance(value, dict | list):
+        return False
+    text = str(value).lower() if isinstance(value, bool) else str(value)
+    return _wildcard(expected, text)
+
+
+def _wildcard(pattern: str, value: str) -> bool:
+    regex = ".*".join(re.escape(part) for part in pattern.split("*"))
+    return re.fullmatch(regex, value, re.DOTALL) is not None
+
+
+def _first_str(data: dict[str, Any], keys: tuple[str, ...]) -> str | None:
+    for key in keys:
+        value = data.get(key)
+        if isinstance(value, str):
+            return value
+    return None

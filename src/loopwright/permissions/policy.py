@@ -1,0 +1,221 @@
+"""The permission policy: modes, rules and the evaluation order of SPEC §5.
+
+Order: (PreToolUse hooks, run by the gate) → deny rules → ask rules → mode → allow rules
+→ ``can_use_tool``. ``evaluate`` is pure and synchronous; the gate adds hooks and the
+callback around it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal, TypeAlias, get_args
+
+from loopwright.permissions.commands import (
+    ACCEPT_EDITS_COMMANDS,
+    args_inside,
+    is_read_only,
+    shell_is_read_only,
+)
+from loopwright.permissions.matching import (
+    CallFacts,
+    allow_match,
+    call_facts,
+    command_allowed,
+    restrictive_match,
+)
+from loopwright.permissions.rules import PermissionRule, RuleSet
+
+PermissionMode: TypeAlias = Literal[
+    "default", "acceptEdits", "plan", "dontAsk", "bypassPermissions"
+]
+PERMISSION_MODES: tuple[str, ...] = get_args(PermissionMode)
+
+
+@dataclass(frozen=True, slots=True)
+class PermissionResultAllow:
+    """``can_use_tool`` approves, optionally with a replacement input."""
+
+    updated_input: dict[str, Any] | None = None
+    updated_permissions: list[Any] | None = None
+    behavior: Literal["allow"] = "allow"
+
+
+@dataclass(frozen=True, slots=True)
+class PermissionResultDeny:
+    """``can_use_tool`` refuses; ``message`` goes to the model; ``interrupt`` ends the run."""
+
+    message: str = ""
+    interrupt: bool = False
+    behavior: Literal["deny"] = "deny"
+
+
+PermissionResult: TypeAlias = PermissionResultAllow | PermissionResultDeny
+
+
+@dataclass(frozen=True, slots=True)
+class ToolPermissionContext:
+    """What ``can_use_tool`` is told about the call besides its name and input."""
+
+    tool_use_id: str = ""
+    session_id: str = ""
+    cwd: str = ""
+    permission_mode: PermissionMode = "default"
+    # Why the call was not settled by rules (e.g. "matches ask rule Bash(git push *)").
+    reason: str = ""
+    suggestions: list[Any] = field(default_factory=list[Any])
+    signal: Any = None  # kept for claude-agent-sdk compatibility; always None
+
+
+CanUseTool: TypeAlias = Callable[
+    [str, dict[str, Any], ToolPermissionContext],
+    Awaitable[PermissionResult] | PermissionResult,
+]
+
+VerdictBehavior = Literal["allow", "deny", "ask"]
+
+
+@dataclass(frozen=True, slots=True)
+class Verdict:
+    """The policy's answer before any callback: allow, deny, or ask someone."""
+
+    behavior: VerdictBehavior
+    reason: str
+    rule: str | None = None
+
+
+@dataclass(slots=True)
+class PermissionPolicy:
+    """Rules plus a mode. ``working_dirs`` are fixed at session start (cwd + add_dirs)."""
+
+    rules: RuleSet = field(default_factory=RuleSet)
+    mode: PermissionMode = "default"
+    working_dirs: tuple[Path, ...] = ()
+    home: Path = field(default_factory=Path.home)
+
+    def facts(self, name: str, input: dict[str, Any], cwd: Path) -> CallFacts:
+        return call_facts(name, input, cwd, self.home, self.working_dirs or (cwd,))
+
+    def denied_by_rule(self, name: str, input: dict[str, Any], cwd: Path) -> Verdict | None:
+        """Deny rules alone: used again on input that a hook or callback rewrote."""
+        facts = self.facts(name, input, cwd)
+        rule = _first(self.rules.deny, facts)
+        if rule is None:
+            return None
+        return Verdict("deny", f"denied by rule {rule.text}", rule.text)
+
+    def evaluate(
+        self,
+        name: str,
+        input: dict[str, Any],
+        cwd: Path,
+        *,
+        hook_decision: Literal["allow", "ask"] | None = None,
+    ) -> Verdict:
+        facts = self.facts(name, input, cwd)
+        if (rule := _first(self.rules.deny, facts)) is not None:
+            return Verdict("deny", f"denied by rule {rule.text}", rule.text)
+        if (rule := _first(self.rules.ask, facts)) is not None:
+            return self._ask(f"matches ask rule {rule.text}", rule.text)
+        if hook_decision == "ask":
+            return self._ask("a PreToolUse hook asked for confirmation")
+        if hook_decision == "allow":
+            return Verdict("allow", "approved by a PreToolUse hook")
+        if (verdict := self._mode_step(facts)) is not None:
+            return verdict
+        if (verdict := self._allow_step(facts)) is not None:
+            return verdict
+        return self._ask(_unresolved_reason(facts))
+
+    def _ask(self, reason: str, rule: str | None = None) -> Verdict:
+        if self.mode == "dontAsk":
+            return Verdict("deny", f"{reason}; dontAsk mode denies anything not pre-approved")
+        return Verdict("ask", reason, rule)
+
+    def _mode_step(self, facts: CallFacts) -> Verdict | None:
+        match self.mode:
+            case "bypassPermissions":
+                return Verdict("allow", "bypassPermissions mode")
+            case "acceptEdits":
+                if self._is_accepted_edit(facts):
+                    return Verdict("allow", "acceptEdits mode: file change inside working dirs")
+                return None
+            case "plan":
+                if facts.kind == "edit":
+                    return Verdict("ask", "plan mode: file edits are never auto-approved")
+                if facts.shell is not None and not shell_is_read_only(facts.shell):
+                    return Verdict("ask", "plan mode: this shell command may change files")
+                return None
+            case "default" | "dontAsk":
+                return None
+
+    def _is_accepted_edit(self, facts: CallFacts) -> bool:
+        if facts.kind == "edit":
+            return facts.inside_working_dirs
+        if facts.shell is None or not facts.shell.safe or not facts.shell.commands:
+            return False
+        for command in facts.shell.commands:
+            if command.name in ACCEPT_EDITS_COMMANDS:
+                if not args_inside(
+                    command, facts.cwd, facts.home, facts.working_dirs, every_arg=True
+                ):
+                    return False
+            elif not self._builtin_shell_ok(command, facts):
+                return False
+        return True
+
+    def _allow_step(self, facts: CallFacts) -> Verdict | None:
+        applicable = [r for r in self.rules.allow if allow_match(r, facts)]
+        if applicable:
+            return Verdict("allow", f"allowed by rule {applicable[0].text}", applicable[0].text)
+        match facts.kind:
+            case "shell":
+                return self._shell_allow(facts)
+            case "read":
+                if facts.inside_working_dirs:
+                    return Verdict("allow", "read inside the working directories")
+                return None
+            case "free" | "agent":
+                return Verdict("allow", "this tool needs no permission")
+            case "edit" | "web_fetch" | "mcp" | "other":
+                return None
+
+    def _shell_allow(self, facts: CallFacts) -> Verdict | None:
+        assert facts.shell is not None
+        bash_rules = [r for r in self.rules.allow if r.matches_tool_name("Bash")]
+        if any(r.specifier is None for r in bash_rules):
+            return Verdict("allow", "allowed by rule Bash")
+        if not facts.shell.safe:
+            return None
+        for command in facts.shell.commands:
+            if not (command_allowed(command, bash_rules) or self._builtin_shell_ok(command, facts)):
+                return None
+        return Verdict("allow", "every subcommand is allowed")
+
+    def _builtin_shell_ok(self, command: Any, facts: CallFacts) -> bool:
+        return is_read_only(command) and args_inside(
+            command, facts.cwd, facts.home, facts.working_dirs, every_arg=False
+        )
+
+
+def _first(rules: Sequence[PermissionRule], facts: CallFacts) -> PermissionRule | None:
+    for rule in rules:
+        if restrictive_match(rule, facts):
+            return rule
+    return None
+
+
+def _unresolved_reason(facts: CallFacts) -> str:
+    match facts.kind:
+        case "shell":
+            assert facts.shell is not None
+            if facts.shell.unsafe:
+                return "the command cannot be auto-approved: " + "; ".join(facts.shell.unsafe)
+            return "no allow rule matches every subcommand"
+        case "read" | "edit":
+            if facts.path is not None and not facts.inside_working_dirs:
+                return f"{facts.path.lexical} is outside the working directories"
+            return f"no allow rule covers {facts.name} on this path"
+        case _:
+            return f"no allow rule matches {facts.name}"

@@ -1,0 +1,429 @@
+"""Shell command analysis: split a Bash command into the simple commands it runs.
+
+Allow rules must match every subcommand, so anything whose effect we cannot see from the
+text — command or process substitution, eval, functions, loops, heredocs fed to a shell,
+``find -exec``, writes outside the working dirs, unparseable input — makes the command
+*unsafe*: no allow rule matches it (fail closed). Deny rules work the other way: they
+match a subcommand anywhere, including inside substitutions and ``sh -c`` strings, and
+fall back to a crude split when the parser gives up.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shlex
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import bashlex  # type: ignore[import-untyped]
+
+MAX_COMMAND_LENGTH = 10_000
+
+# Wrappers that run their argument as the real command.
+_WRAPPERS = frozenset(
+    {
+        "timeout",
+        "time",
+        "nice",
+        "nohup",
+        "stdbuf",
+        "command",
+        "builtin",
+        "noglob",
+        "env",
+        "xargs",
+        "exec",
+    }
+)
+_SHELLS = frozenset({"sh", "bash", "zsh", "dash", "ksh", "fish", "busybox"})
+_INTERPRETERS = _SHELLS | {"python", "python3", "perl", "ruby", "node", "php", "lua"}
+_ALWAYS_UNSAFE = frozenset(
+    {
+        "eval",
+        "source",
+        ".",
+        "trap",
+        "alias",
+        "declare",
+        "typeset",
+        "export",
+        "set",
+        "unset",
+        "enable",
+        "coproc",
+    }
+)
+# Assignments an allow rule may look past; any other (PATH=, LD_PRELOAD=…) blocks allow.
+SAFE_ASSIGNMENTS = frozenset(
+    {
+        "NODE_ENV",
+        "RUST_LOG",
+        "RUST_BACKTRACE",
+        "DEBUG",
+        "CI",
+        "LANG",
+        "LC_ALL",
+        "TZ",
+        "NO_COLOR",
+        "FORCE_COLOR",
+        "PYTHONUNBUFFERED",
+        "PYTHONDONTWRITEBYTECODE",
+        "TERM",
+        "COLUMNS",
+        "GOOS",
+        "GOARCH",
+    }
+)
+_FIND_EXEC = frozenset(
+    {"-exec", "-execdir", "-ok", "-okdir", "-delete", "-fprint", "-fprint0", "-fprintf", "-fls"}
+)
+_SAFE_REDIRECT_TARGETS = frozenset({"/dev/null", "/dev/stdout", "/dev/stderr"})
+_OUTPUT_REDIRECTS = frozenset({">", ">>", ">|", "&>", "&>>", ">&"})
+
+
+@dataclass(frozen=True, slots=True)
+class SimpleCommand:
+    """One command as allow rules see it: wrappers and leading assignments removed."""
+
+    words: tuple[str, ...]
+    # Every spelling a deny rule should be tried against (with and without wrappers…).
+    deny_texts: tuple[str, ...]
+
+    @property
+    def text(self) -> str:
+        return " ".join(_quote(word) for word in self.words)
+
+    @property
+    def name(self) -> str:
+        return self.words[0] if self.words else ""
+
+
+@dataclass(frozen=True, slots=True)
+class ShellAnalysis:
+    """What a command line runs. ``unsafe`` lists why no allow rule may match it."""
+
+    source: str
+    commands: tuple[SimpleCommand, ...]
+    # Every text a deny rule is tried against, nested substitutions included.
+    deny_texts: tuple[str, ...]
+    redirect_targets: tuple[str, ...] = ()
+    unsafe: tuple[str, ...] = ()
+
+    @property
+    def safe(self) -> bool:
+        return not self.unsafe
+
+
+@dataclass(slots=True)
+class _Collector:
+    cwd: Path
+    working_dirs: tuple[Path, ...]
+    commands: list[SimpleCommand] = field(default_factory=list[SimpleCommand])
+    deny_texts: list[str] = field(default_factory=list[str])
+    redirects: list[str] = field(default_factory=list[str])
+    unsafe: list[str] = field(default_factory=list[str])
+    changes_dir: bool = False
+
+
+def analyze(
+    command: str, cwd: Path, working_dirs: tuple[Path, ...] = (), *, depth: int = 0
+) -> ShellAnalysis:
+    """Split ``command`` and judge whether an allow rule may approve it."""
+    collector = _Collector(cwd, working_dirs or (cwd,))
+    if len(command) > MAX_COMMAND_LENGTH:
+        collector.unsafe.append(f"command longer than {MAX_COMMAND_LENGTH} characters")
+    try:
+        trees = bashlex.parse(command)
+    except Exception as exc:  # bashlex raises several unrelated types
+        collector.unsafe.append(f"the shell parser could not read it ({exc})")
+        collector.deny_texts.extend(crude_split(command))
+        trees = []
+    for tree in trees:
+        _visit(tree, collector, depth, in_substitution=False)
+    collector.deny_texts.append(command.strip())
+    return ShellAnalysis(
+        command,
+        tuple(collector.commands),
+        tuple(dict.fromkeys(t for t in collector.deny_texts if t)),
+        tuple(collector.redirects),
+        tuple(dict.fromkeys(collector.unsafe)),
+    )
+
+
+def crude_split(command: str) -> list[str]:
+    """Best-effort pieces for deny matching when the parser fails: split on operators and
+    substitution brackets, then strip quotes and wrappers from each piece."""
+    pieces = re.split(r"\|\||&&|[;|&\n(){}`]|\$\(|<\(|>\(", command)
+    out: list[str] = []
+    for piece in pieces:
+        words = [w.strip("'\"") for w in piece.split()]
+        while words and ("=" in words[0] or words[0] in _WRAPPERS):
+            words = words[1:]
+        if words:
+            out.append(" ".join(words))
+            out.append(" ".join([os.path.basename(words[0]), *words[1:]]))
+    return out
+
+
+def _visit(node: Any, out: _Collector, depth: int, *, in_substitution: bool) -> None:
+    kind = node.kind
+    if kind == "command":
+        _visit_command(node, out, depth, in_substitution=in_substitution)
+    elif kind in ("list", "pipeline"):
+        for part in node.parts:
+            _visit(part, out, depth, in_substitution=in_substitution)
+        if kind == "pipeline":
+            _check_heredoc_into_interpreter(node, out)
+    elif kind == "compound":
+        _visit_compound(node, out, depth, in_substitution=in_substitution)
+    elif kind in ("for", "while", "until", "if", "case"):
+        out.unsafe.append(f"a '{kind}' construct (its commands depend on runtime values)")
+        _visit_children(node, out, depth)
+    elif kind == "function":
+        out.unsafe.append("a function definition (it can shadow any command name)")
+        _visit_children(node, out, depth)
+    elif kind in ("operator", "pipe", "reservedword"):
+        return
+    else:
+        _visit_children(node, out, depth)
+
+
+def _visit_children(node: Any, out: _Collector, depth: int) -> None:
+    for child in list(getattr(node, "parts", []) or []) + list(getattr(node, "list", []) or []):
+        _visit(child, out, depth, in_substitution=False)
+    inner = getattr(node, "command", None)
+    if inner is not None:
+        _visit(inner, out, depth, in_substitution=False)
+
+
+def _visit_compound(node: Any, out: _Collector, depth: int, *, in_substitution: bool) -> None:
+    opener = node.list[0].word if node.list and node.list[0].kind == "reservedword" else ""
+    if opener not in ("{", "("):
+        out.unsafe.append("a compound command that cannot be checked")
+    for child in node.list:
+        _visit(child, out, depth, in_substitution=in_substitution)
+    for redirect in getattr(node, "redirects", []) or []:
+        _record_redirect(redirect, out)
+
+
+def _visit_command(node: Any, out: _Collector, depth: int, *, in_substitution: bool) -> None:
+    words: list[str] = []
+    assignments: list[str] = []
+    for part in node.parts:
+        if part.kind == "assignment":
+            if not words:
+                assignments.append(part.word)
+            else:
+                words.append(part.word)
+            _scan_expansions(part, out, depth)
+        elif part.kind == "word":
+            if not words and _has_parameter(part):
+                out.unsafe.append(f"the command name {part.word!r} comes from a variable")
+            words.append(part.word)
+            _scan_expansions(part, out, depth)
+        elif part.kind == "redirect":
+            _record_redirect(part, out)
+    if not words:
+        return
+    _add_command(words, assignments, out, depth)
+    _check_heredoc(node, strip_wrappers(words)[0], out, depth)
+
+
+def _check_heredoc(node: Any, words: list[str], out: _Collector, depth: int) -> None:
+    heredocs = [p for p in node.parts if p.kind == "redirect" and p.type in ("<<", "<<-", "<<<")]
+    if not heredocs or not words or os.path.basename(words[0]) not in _INTERPRETERS:
+        return
+    out.unsafe.append("a heredoc fed to a shell or interpreter")
+    for redirect in heredocs:
+        body = getattr(getattr(redirect, "heredoc", None), "value", "") or ""
+        if depth < 3 and body:
+            out.deny_texts.extend(
+                analyze(body, out.cwd, out.working_dirs, depth=depth + 1).deny_texts
+            )
+
+
+def _add_command(words: list[str], assignments: list[str], out: _Collector, depth: int) -> None:
+    stripped, notes = strip_wrappers(words)
+    out.unsafe.extend(notes)
+    unsafe_assignments = [
+        a.split("=", 1)[0] for a in assignments if a.split("=", 1)[0] not in SAFE_ASSIGNMENTS
+    ]
+    if unsafe_assignments:
+        out.unsafe.append(f"it sets {', '.join(unsafe_assignments)} for the command")
+    variants = _deny_variants(words, stripped)
+    out.deny_texts.extend(variants)
+    if stripped:
+        _check_command(stripped, out, depth)
+    out.commands.append(SimpleCommand(tuple(stripped), tuple(variants)))
+
+
+def _deny_variants(words: list[str], stripped: list[str]) -> list[str]:
+    variants: list[str] = []
+    for candidate in (words, stripped, _strip_wrapper_flags(words)):
+        if not candidate:
+            continue
+        variants.append(" ".join(candidate))
+        variants.append(" ".join(_quote(w) for w in candidate))
+        base = os.path.basename(candidate[0])
+        if base != candidate[0]:
+            variants.append(" ".join([base, *candidate[1:]]))
+    return variants
+
+
+def strip_wrappers(words: list[str]) -> tuple[list[str], list[str]]:
+    """Remove timeout/nice/nohup/env/… and their options; returns (words, unsafe notes)."""
+    notes: list[str] = []
+    current = list(words)
+    for _ in range(8):  # wrappers can nest: nice nohup timeout 5 cmd
+        if not current:
+            break
+        name, args = current[0], current[1:]
+        match name:
+            case "timeout":
+                rest = _skip_options(args, with_value={"-s", "--signal", "-k", "--kill-after"})
+                current = rest[1:] if rest else []
+            case "nice":
+                current = _skip_options(args, with_value={"-n", "--adjustment"})
+            case "stdbuf":
+                current = _skip_options(args, with_value={"-i", "-o", "-e"})
+            case "time" | "nohup" | "noglob" | "builtin":
+                current = _skip_options(args, with_value=set())
+            case "exec":
+                current = _skip_options(args, with_value={"-a"})
+            case "command":
+                if args and args[0] in ("-v", "-V"):
+                    return current, notes  # a lookup, not a run
+                current = _skip_options(args, with_value=set())
+            case "env":
+                rest = _skip_options(args, with_value={"-u", "--unset", "-C", "--chdir", "-S"})
+                bad = [w.split("=", 1)[0] for w in rest if "=" in w and not w.startswith("-")]
+                bad = [b for b in bad if b not in SAFE_ASSIGNMENTS]
+                if bad:
+                    notes.append(f"env sets {', '.join(bad)} for the command")
+                while rest and "=" in rest[0]:
+                    rest = rest[1:]
+                current = rest
+            case "xargs":
+                if args and args[0].startswith("-"):
+                    # Only bare xargs is transparent; with flags it is its own command.
+                    return current, notes
+                current = args
+            case _:
+                break
+    return current, notes
+
+
+def _strip_wrapper_flags(words: list[str]) -> list[str]:
+    """Aggressive stripping for deny matching: drop every leading wrapper and its flags."""
+    current = list(words)
+    while current and (current[0] in _WRAPPERS or "=" in current[0]):
+        current = current[1:]
+        while current and (current[0].startswith("-") or current[0][:1].isdigit()):
+            current = current[1:]
+    return current
+
+
+def _skip_options(args: list[str], *, with_value: set[str]) -> list[str]:
+    index = 0
+    while index < len(args) and args[index].startswith("-") and args[index] != "-":
+        if args[index] == "--":
+            return args[index + 1 :]
+        index += 2 if args[index] in with_value else 1
+    return args[index:]
+
+
+def _check_command(words: list[str], out: _Collector, depth: int) -> None:
+    name = os.path.basename(words[0])
+    if name in _ALWAYS_UNSAFE:
+        out.unsafe.append(f"'{name}' runs text as code")
+    if any(ch in words[0] for ch in "*?["):
+        out.unsafe.append("a glob in the command name")
+    if name == "find" and any(arg in _FIND_EXEC for arg in words[1:]):
+        out.unsafe.append("find with -exec/-delete/-fprint runs or deletes beyond a listing")
+        _find_exec_commands(words, out, depth)
+    if name in ("cd", "pushd", "popd"):
+        out.changes_dir = True
+    if name in _SHELLS and "-c" in words[1:]:
+        out.unsafe.append(f"'{name} -c' runs a command string")
+        index = words.index("-c")
+        if index + 1 < len(words) and depth < 3:
+            inner = analyze(words[index + 1], out.cwd, out.working_dirs, depth=depth + 1)
+            out.deny_texts.extend(inner.deny_texts)
+
+
+def _find_exec_commands(words: list[str], out: _Collector, depth: int) -> None:
+    for index, arg in enumerate(words):
+        if arg in ("-exec", "-execdir", "-ok", "-okdir"):
+            inner: list[str] = []
+            for word in words[index + 1 :]:
+                if word in (";", "+", "\\;"):
+                    break
+                inner.append(word)
+            if inner:
+                out.deny_texts.extend(_deny_variants(inner, strip_wrappers(inner)[0]))
+
+
+def _scan_expansions(node: Any, out: _Collector, depth: int) -> None:
+    for part in getattr(node, "parts", []) or []:
+        if part.kind == "commandsubstitution":
+            out.unsafe.append("command substitution")
+            _visit(part.command, out, depth, in_substitution=True)
+        elif part.kind == "processsubstitution":
+            out.unsafe.append("process substitution")
+            _visit(part.command, out, depth, in_substitution=True)
+        else:
+            _scan_expansions(part, out, depth)
+
+
+def _has_parameter(node: Any) -> bool:
+    return any(
+        p.kind in ("parameter", "commandsubstitution", "processsubstitution")
+        for p in getattr(node, "parts", []) or []
+    )
+
+
+def _record_redirect(node: Any, out: _Collector) -> None:
+    rtype = node.type
+    target = node.output
+    if rtype == "<<" or rtype == "<<<" or rtype == "<<-":
+        return
+    if isinstance(target, int) or rtype not in _OUTPUT_REDIRECTS:
+        if not isinstance(target, int) and target is not None:
+            _scan_expansions(target, out, 0)
+        return
+    word: str = target.word
+    _scan_expansions(target, out, 0)
+    if word in _SAFE_REDIRECT_TARGETS:
+        return
+    out.redirects.append(word)
+    if word.startswith("~") or any(ch in word for ch in "*?[$`"):
+        out.unsafe.append(f"a redirect to {word!r} whose target cannot be known")
+        return
+    if out.changes_dir and not word.startswith("/"):
+        out.unsafe.append(f"a redirect to {word!r} after a directory change")
+        return
+    target_path = os.path.realpath(os.path.join(str(out.cwd), word))
+    roots = [os.path.realpath(str(d)) for d in out.working_dirs]
+    if not any(target_path == r or target_path.startswith(r.rstrip("/") + "/") for r in roots):
+        out.unsafe.append(f"a redirect writes outside the working directories ({word})")
+
+
+def _check_heredoc_into_interpreter(node: Any, out: _Collector) -> None:
+    commands = [p for p in node.parts if p.kind == "command"]
+    has_heredoc = any(
+        r.kind == "redirect" and r.type in ("<<", "<<-", "<<<") for c in commands for r in c.parts
+    )
+    names = {os.path.basename(w.word) for c in commands for w in c.parts[:1] if w.kind == "word"}
+    if has_heredoc and names & _INTERPRETERS:
+        out.unsafe.append("a heredoc fed to a shell or interpreter")
+
+
+def _quote(word: str) -> str:
+    return word if re.fullmatch(r"[\w@%+=:,./~^-]*", word) and word else shlex.quote(word)
+
+
+def command_mentions_paths(words: tuple[str, ...]) -> list[str]:
+    """Arguments that look like paths (for acceptEdits' working-directory check)."""
+    return [w for w in words[1:] if not w.startswith("-")]
