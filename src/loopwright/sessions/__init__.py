@@ -1,0 +1,69 @@
+"""Sessions: transcripts appended as they happen, and resume / continue / fork.
+
+Stores: :class:`JSONLStore` (default), :class:`SQLiteStore`, ``PostgresStore`` (import from
+``loopwright.sessions.postgres``; needs psycopg). Any object with the
+:class:`SessionStore` methods works; check it with ``loopwright.testing.store_conformance``.
+"""
+
+from loopwright.sessions.api import (
+    delete_session,
+    fork_session,
+    get_session_messages,
+    list_sessions,
+    open_store,
+    rename_session,
+    tag_session,
+)
+from loopwright.sessions.base import (
+    SessionError,
+    SessionInfo,
+    SessionNotFoundError,
+    SessionStore,
+    TranscriptCorruptError,
+    loopwright_home,
+    project_key,
+)
+from loopwright.sessions.entries import Entry, message_entry, meta_entry
+from loopwright.sessions.jsonl import JSONLStore
+from loopwright.sessions.recorder import (
+    OpenedSession,
+    SessionRecorder,
+    latest_session,
+    resume_session,
+    start_session,
+)
+from loopwright.sessions.repair import check_pairing, repair_pairing
+from loopwright.sessions.sqlite import SQLiteStore
+from loopwright.sessions.transcript import RestoredSession, StateSnapshot, restore
+
+__all__ = [
+    "Entry",
+    "JSONLStore",
+    "OpenedSession",
+    "RestoredSession",
+    "SQLiteStore",
+    "SessionError",
+    "SessionInfo",
+    "SessionNotFoundError",
+    "SessionRecorder",
+    "SessionStore",
+    "StateSnapshot",
+    "TranscriptCorruptError",
+    "check_pairing",
+    "delete_session",
+    "fork_session",
+    "get_session_messages",
+    "latest_session",
+    "list_sessions",
+    "loopwright_home",
+    "message_entry",
+    "meta_entry",
+    "open_store",
+    "project_key",
+    "rename_session",
+    "repair_pairing",
+    "restore",
+    "resume_session",
+    "start_session",
+    "tag_session",
+]

@@ -1,0 +1,136 @@
+"""Public session helpers: pick a store, list, read, rename, tag, fork and delete sessions.
+
+Every function takes an optional ``store``; without one it uses the JSONL store under
+``$LOOPWRIGHT_HOME`` for ``cwd`` (default: the current directory).
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+from loopwright.errors import ConfigurationError
+from loopwright.messages import ConversationMessage
+from loopwright.sessions.base import SessionInfo, SessionNotFoundError, SessionStore, project_key
+from loopwright.sessions.entries import meta_entry
+from loopwright.sessions.jsonl import JSONLStore
+from loopwright.sessions.recorder import fork_session as _fork_session
+from loopwright.sessions.transcript import restore
+
+StoreSpec = SessionStore | str | None
+
+
+def open_store(
+    spec: StoreSpec = None, *, cwd: str | os.PathLike[str] | None = None
+) -> SessionStore:
+    """A store from an Options value.
+
+    ``None`` or ``"jsonl"`` → :class:`JSONLStore` under ``$LOOPWRIGHT_HOME``;
+    ``"jsonl:<dir>"`` → JSONL under that home; ``"sqlite:<path>"`` (or a ``.db`` /
+    ``.sqlite`` path) → :class:`SQLiteStore`; ``"postgresql://…"`` → :class:`PostgresStore`;
+    a store object is returned as it is.
+    """
+    if spec is not None and not isinstance(spec, str):
+        return spec
+    if spec is None or spec == "jsonl":
+        return JSONLStore(cwd=cwd)
+    if spec.startswith("jsonl:"):
+        return JSONLStore(spec[len("jsonl:") :], cwd=cwd)
+    if spec.startswith(("postgresql://", "postgres://")):
+        from loopwright.sessions.postgres import PostgresStore
+
+        return PostgresStore(spec, cwd=cwd)
+    if spec.startswith("sqlite:") or spec.endswith((".db", ".sqlite", ".sqlite3")):
+        from loopwright.sessions.sqlite import SQLiteStore
+
+        path = spec.removeprefix("sqlite:").removeprefix("///")
+        return SQLiteStore(path, cwd=cwd)
+    raise ConfigurationError(
+        f"session_store={spec!r} is not a store: use 'jsonl', 'jsonl:<home dir>', "
+        "'sqlite:<path>', 'postgresql://…', or a SessionStore object"
+    )
+
+
+def _store(store: SessionStore | None, cwd: str | os.PathLike[str] | None) -> SessionStore:
+    return store if store is not None else JSONLStore(cwd=cwd)
+
+
+async def list_sessions(
+    cwd: str | os.PathLike[str] | None = None,
+    *,
+    store: SessionStore | None = None,
+    all_projects: bool = False,
+) -> list[SessionInfo]:
+    """Sessions of ``cwd``'s project (or of every project), newest first."""
+    project = None if all_projects else project_key(cwd if cwd is not None else os.getcwd())
+    return await _store(store, cwd).list(project)
+
+
+async def get_session_messages(
+    session_id: str,
+    *,
+    store: SessionStore | None = None,
+    cwd: str | os.PathLike[str] | None = None,
+    limit: int | None = None,
+    offset: int = 0,
+) -> list[ConversationMessage]:
+    """The conversation a resume would continue (after compaction: the compacted one)."""
+    chosen = _store(store, cwd)
+    entries = await chosen.load(session_id)
+    if not entries:
+        raise SessionNotFoundError(session_id, type(chosen).__name__)
+    messages = restore(entries).messages[offset:]
+    return messages[:limit] if limit is not None else messages
+
+
+async def _set_meta(
+    session_id: str, store: SessionStore | None, cwd: str | os.PathLike[str] | None, **fields: Any
+) -> None:
+    chosen = _store(store, cwd)
+    if not await chosen.load(session_id):
+        raise SessionNotFoundError(session_id, type(chosen).__name__)
+    await chosen.append(session_id, meta_entry(session_id, **fields))
+    await chosen.sync()
+
+
+async def rename_session(
+    session_id: str,
+    title: str,
+    *,
+    store: SessionStore | None = None,
+    cwd: str | os.PathLike[str] | None = None,
+) -> None:
+    """Give a session a custom title (shown in listings instead of the first prompt)."""
+    await _set_meta(session_id, store, cwd, title=title)
+
+
+async def tag_session(
+    session_id: str,
+    tag: str | None,
+    *,
+    store: SessionStore | None = None,
+    cwd: str | os.PathLike[str] | None = None,
+) -> None:
+    """Tag a session (``None`` clears the tag)."""
+    await _set_meta(session_id, store, cwd, tag=tag)
+
+
+async def delete_session(
+    session_id: str,
+    *,
+    store: SessionStore | None = None,
+    cwd: str | os.PathLike[str] | None = None,
+) -> bool:
+    """Remove a session; False if it did not exist."""
+    return await _store(store, cwd).delete(session_id)
+
+
+async def fork_session(
+    session_id: str,
+    *,
+    store: SessionStore | None = None,
+    cwd: str | os.PathLike[str] | None = None,
+    up_to: str | None = None,
+) -> str:
+    """Copy a session to a new id (optionally only up to message ``up_to``)."""
+    return await _fork_session(_store(store, cwd), session_id, up_to=up_to)

@@ -1,0 +1,206 @@
+"""The ``SessionStore`` protocol, session listings, and where transcripts live.
+
+The protocol is async because the loop is asyncio and remote stores (PostgreSQL) do I/O.
+A store keeps entries per session in append order and hands them back unchanged
+(deep-equal; key order and float formatting may differ).
+
+Projects: every session belongs to a project, the working directory it ran in, encoded by
+:func:`project_key`. A store is created with a default ``cwd``; a session whose first
+appended entry is a ``meta`` entry with a ``cwd`` goes to that cwd's project instead, so one
+store can serve sessions from many directories.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Protocol, TypeAlias, runtime_checkable
+
+from loopwright.errors import LoopwrightError
+from loopwright.sessions.entries import Entry
+
+_NOT_ALNUM = re.compile(r"[^A-Za-z0-9]")
+_MAX_KEY = 200
+
+
+class SessionError(LoopwrightError):
+    """A session that cannot be found, read or written."""
+
+
+class SessionNotFoundError(SessionError):
+    def __init__(self, session_id: str, where: str) -> None:
+        super().__init__(
+            f"no session {session_id!r} in {where}; list sessions with "
+            "`loopwright sessions list` (or loopwright.sessions.list_sessions()) and pass "
+            "one of those ids"
+        )
+        self.session_id = session_id
+
+
+class TranscriptCorruptError(SessionError):
+    """A transcript line in the middle of a file that is not a valid entry."""
+
+    def __init__(self, path: str, line_number: int, reason: str) -> None:
+        super().__init__(
+            f"{path}, line {line_number}: {reason}. The lines after it are intact; fix or "
+            f"delete line {line_number} to resume this session, or open the store with "
+            "corrupt_lines='skip' to resume without it"
+        )
+        self.path = path
+        self.line_number = line_number
+
+
+def loopwright_home() -> Path:
+    """``$LOOPWRIGHT_HOME``, default ``~/.loopwright``."""
+    configured = os.environ.get("LOOPWRIGHT_HOME")
+    return Path(configured).expanduser() if configured else Path.home() / ".loopwright"
+
+
+def project_key(cwd: str | os.PathLike[str]) -> str:
+    """A filesystem-safe name for a working directory: ``/home/me/proj`` → ``-home-me-proj``.
+
+    Long paths are cut to 200 characters plus a hash, so distinct deep paths stay distinct.
+    """
+    absolute = os.path.abspath(os.fspath(cwd))
+    key = _NOT_ALNUM.sub("-", absolute)
+    if len(key) <= _MAX_KEY:
+        return key
+    digest = hashlib.sha256(absolute.encode()).hexdigest()[:12]
+    return f"{key[:_MAX_KEY]}-{digest}"
+
+
+@dataclass(frozen=True, slots=True)
+class SessionInfo:
+    """One row of a session listing."""
+
+    session_id: str
+    project: str
+    created_at: float
+    updated_at: float
+    entry_count: int
+    cwd: str | None = None
+    title: str | None = None  # set by rename_session
+    tag: str | None = None
+    first_prompt: str | None = None
+    forked_from: str | None = None
+
+    @property
+    def summary(self) -> str:
+        """What to show in a list: the custom title, else the first prompt."""
+        if self.title:
+            return self.title
+        lines = (self.first_prompt or "").strip().splitlines()
+        return lines[0][:120] if lines else ""
+
+
+EntryList: TypeAlias = list[Entry]
+InfoList: TypeAlias = list[SessionInfo]
+
+
+@runtime_checkable
+class SessionStore(Protocol):
+    """Where transcripts are kept. Run ``loopwright.testing.store_conformance`` on yours."""
+
+    async def append(self, session_id: str, entry: Entry) -> None:
+        """Add one entry at the end of the session (creating the session)."""
+        ...
+
+    async def extend(self, session_id: str, entries: Sequence[Entry]) -> None:
+        """Add several entries in order (fork, bulk import)."""
+        ...
+
+    async def load(self, session_id: str) -> EntryList:
+        """Every entry of the session in append order; ``[]`` for an unknown session."""
+        ...
+
+    async def list(self, project: str | None = None) -> InfoList:
+        """Sessions of one project (a :func:`project_key`), or of all; newest first."""
+        ...
+
+    async def delete(self, session_id: str) -> bool:
+        """Remove the session; False if there was none."""
+        ...
+
+    async def sync(self) -> None:
+        """Make everything appended so far durable (the loop calls it at turn end)."""
+        ...
+
+    async def aclose(self) -> None: ...
+
+
+# --------------------------------------------------------------------------- listing
+
+
+def first_prompt_text(payload: dict[str, Any]) -> str | None:
+    """The text of a user message payload that is a prompt (not tool results)."""
+    if payload.get("type") != "user" or payload.get("parent_tool_use_id"):
+        return None
+    content = payload.get("content")
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        texts: list[str] = []
+        for block in content:
+            if not isinstance(block, dict):
+                continue
+            if block.get("type") == "tool_result":
+                return None
+            if block.get("type") == "text":
+                texts.append(str(block.get("text", "")))
+        return "\n".join(texts) if texts else None
+    return None
+
+
+def build_info(
+    session_id: str,
+    project: str,
+    times: tuple[float, float],
+    entry_count: int,
+    metas: Iterable[dict[str, Any]],
+    first_prompt: str | None,
+) -> SessionInfo:
+    """Fold meta payloads (later ones win) into a listing row; shared by every store."""
+    merged: dict[str, Any] = {}
+    for meta in metas:
+        merged.update(meta)
+    forked = merged.get("forked_from")
+    return SessionInfo(
+        session_id=session_id,
+        project=project,
+        created_at=times[0],
+        updated_at=times[1],
+        entry_count=entry_count,
+        cwd=merged.get("cwd"),
+        title=merged.get("title"),
+        tag=merged.get("tag"),
+        first_prompt=first_prompt,
+        forked_from=forked.get("session_id") if isinstance(forked, dict) else None,
+    )
+
+
+def summarise_entries(session_id: str, project: str, entries: Sequence[Entry]) -> SessionInfo:
+    """A listing row computed from a full transcript (stores without a summary index)."""
+    entries = [e for e in entries if not (e.kind == "meta" and "load_warning" in e.payload)]
+    first: str | None = None
+    for entry in entries:
+        if entry.kind == "message":
+            first = first_prompt_text(entry.payload)
+            if first is not None:
+                break
+    times = (entries[0].timestamp, entries[-1].timestamp) if entries else (0.0, 0.0)
+    metas = (e.payload for e in entries if e.kind == "meta")
+    return build_info(session_id, project, times, len(entries), metas, first)
+
+
+def newest_first(infos: Iterable[SessionInfo]) -> InfoList:
+    return sorted(infos, key=lambda info: info.updated_at, reverse=True)
+
+
+def project_of_first_entry(entry: Entry, default: str) -> str:
+    """A session's project: the cwd of its first entry if that is a meta entry with one."""
+    cwd = entry.payload.get("cwd") if entry.kind == "meta" else None
+    return project_key(cwd) if isinstance(cwd, str) and cwd else default

@@ -1,0 +1,247 @@
+"""The default store: one JSON-lines file per session, appended and never rewritten.
+
+Layout: ``$LOOPWRIGHT_HOME/projects/<project-key>/<session-id>.jsonl``.
+
+Appends are O(1): each session keeps an ``O_APPEND`` file descriptor open (a small LRU caps
+how many), and an entry is one ``os.write`` of one complete line, done synchronously inside
+the async method — a few microseconds, cheaper than a hop to a thread (see
+``benchmarks/bench_sessions.py``). The line reaches the OS at once, so a killed process
+loses nothing; ``sync()`` (fdatasync, in a thread) makes it survive power loss and is what
+the loop calls at turn end.
+
+A crash mid-write can leave a torn last line. Loading drops it (and reports it in-band as a
+``load_warning`` meta entry); the next append first cuts the torn bytes off so the file
+stays a sequence of complete lines. A bad line *in the middle* is corruption, not a torn
+write: ``corrupt_lines="error"`` (default) raises :class:`TranscriptCorruptError` naming the
+file and line; ``"skip"`` leaves it out and reports it as a ``load_warning``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import os
+import re
+from collections import OrderedDict
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Literal
+
+from loopwright.sessions.base import (
+    EntryList,
+    InfoList,
+    SessionError,
+    SessionInfo,
+    TranscriptCorruptError,
+    loopwright_home,
+    newest_first,
+    project_key,
+    project_of_first_entry,
+    summarise_entries,
+)
+from loopwright.sessions.entries import Entry, EntryFormatError, meta_entry
+
+logger = logging.getLogger(__name__)
+
+CorruptLinePolicy = Literal["error", "skip"]
+_SAFE_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,199}$")
+
+
+def check_session_id(session_id: str) -> str:
+    """Session ids become file names: refuse anything that could escape the directory."""
+    if not _SAFE_ID.match(session_id):
+        raise SessionError(
+            f"invalid session id {session_id!r}: use letters, digits, '.', '_' and '-' only "
+            "(a uuid is what loopwright generates)"
+        )
+    return session_id
+
+
+def encode_line(entry: Entry) -> bytes:
+    text = json.dumps(entry.to_dict(), ensure_ascii=False, separators=(",", ":"))
+    return text.encode("utf-8") + b"\n"
+
+
+class JSONLStore:
+    """Sessions as JSONL files under ``home/projects``."""
+
+    def __init__(
+        self,
+        home: str | os.PathLike[str] | None = None,
+        *,
+        cwd: str | os.PathLike[str] | None = None,
+        corrupt_lines: CorruptLinePolicy = "error",
+        max_open_files: int = 128,
+    ) -> None:
+        self.root = Path(home).expanduser() if home is not None else loopwright_home()
+        self.projects_dir = self.root / "projects"
+        self.default_project = project_key(cwd if cwd is not None else os.getcwd())
+        self.corrupt_lines: CorruptLinePolicy = corrupt_lines
+        self._max_open = max(1, max_open_files)
+        self._fds: OrderedDict[str, int] = OrderedDict()
+        self._paths: dict[str, Path] = {}
+        self._dirty: set[int] = set()
+
+    # ------------------------------------------------------------------ paths
+
+    def path_of(self, session_id: str) -> Path | None:
+        """The transcript file of an existing session, searched across projects."""
+        check_session_id(session_id)
+        known = self._paths.get(session_id)
+        if known is not None and known.exists():
+            return known
+        name = f"{session_id}.jsonl"
+        candidate = self.projects_dir / self.default_project / name
+        if not candidate.exists():
+            found = (
+                sorted(self.projects_dir.glob(f"*/{name}")) if self.projects_dir.exists() else []
+            )
+            if not found:
+                return None
+            candidate = found[0]
+        self._paths[session_id] = candidate
+        return candidate
+
+    # ------------------------------------------------------------------ writing
+
+    async def append(self, session_id: str, entry: Entry) -> None:
+        self._write(session_id, [entry])
+
+    async def extend(self, session_id: str, entries: Sequence[Entry]) -> None:
+        if entries:
+            self._write(session_id, entries)
+
+    def _write(self, session_id: str, entries: Sequence[Entry]) -> None:
+        fd = self._fd(session_id, entries[0])
+        data = memoryview(b"".join(encode_line(e) for e in entries))
+        while data:
+            written = os.write(fd, data)
+            data = data[written:]
+        self._dirty.add(fd)
+
+    def _fd(self, session_id: str, first: Entry) -> int:
+        fd = self._fds.get(session_id)
+        if fd is not None:
+            self._fds.move_to_end(session_id)
+            return fd
+        path = self.path_of(session_id)
+        if path is None:
+            project = project_of_first_entry(first, self.default_project)
+            path = self.projects_dir / project / f"{session_id}.jsonl"
+            path.parent.mkdir(parents=True, exist_ok=True)
+            self._paths[session_id] = path
+        fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+        _cut_torn_tail(fd, path)
+        self._fds[session_id] = fd
+        while len(self._fds) > self._max_open:
+            _, oldest = self._fds.popitem(last=False)
+            self._close_fd(oldest)
+        return fd
+
+    def _close_fd(self, fd: int) -> None:
+        if fd in self._dirty:
+            os.fdatasync(fd)
+            self._dirty.discard(fd)
+        os.close(fd)
+
+    async def sync(self) -> None:
+        dirty = list(self._dirty)
+        self._dirty.clear()
+        if dirty:
+            await asyncio.to_thread(_fdatasync_all, dirty)
+
+    async def aclose(self) -> None:
+        for fd in self._fds.values():
+            self._close_fd(fd)
+        self._fds.clear()
+
+    # ------------------------------------------------------------------ reading
+
+    async def load(self, session_id: str) -> EntryList:
+        path = self.path_of(session_id)
+        if path is None:
+            return []
+        return read_transcript(path, self.corrupt_lines)
+
+    async def list(self, project: str | None = None) -> InfoList:
+        if not self.projects_dir.exists():
+            return []
+        dirs = [self.projects_dir / project] if project else self._project_dirs()
+        infos: list[SessionInfo] = []
+        for directory in dirs:
+            for file in directory.glob("*.jsonl") if directory.is_dir() else []:
+                entries = read_transcript(file, "skip")
+                infos.append(summarise_entries(file.stem, directory.name, entries))
+        return newest_first(infos)
+
+    def _project_dirs(self) -> list[Path]:
+        return [d for d in self.projects_dir.iterdir() if d.is_dir()]
+
+    async def delete(self, session_id: str) -> bool:
+        path = self.path_of(session_id)
+        fd = self._fds.pop(session_id, None)
+        if fd is not None:
+            self._dirty.discard(fd)
+            os.close(fd)
+        self._paths.pop(session_id, None)
+        if path is None:
+            return False
+        path.unlink(missing_ok=True)
+        return True
+
+
+def _fdatasync_all(fds: list[int]) -> None:
+    for fd in fds:
+        try:
+            os.fdatasync(fd)
+        except OSError:  # closed by an LRU eviction meanwhile; eviction synced it
+            pass
+
+
+def _cut_torn_tail(fd: int, path: Path) -> None:
+    """Drop a partial last line left by a crash so the next line starts cleanly."""
+    size = os.fstat(fd).st_size
+    if size == 0 or os.pread(fd, 1, size - 1) == b"\n":
+        return
+    end = size
+    keep = 0
+    while end > 0:  # scan back in chunks: a torn line can be arbitrarily long
+        start = max(0, end - (1 << 16))
+        cut = os.pread(fd, end - start, start).rfind(b"\n")
+        if cut >= 0:
+            keep = start + cut + 1
+            break
+        end = start
+    logger.warning("%s: cut %d bytes of a torn last line before appending", path, size - keep)
+    os.ftruncate(fd, keep)
+
+
+def read_transcript(path: Path, corrupt_lines: CorruptLinePolicy = "error") -> EntryList:
+    """Parse a transcript; see the module docstring for torn and corrupt lines."""
+    data = path.read_bytes()
+    lines = data.split(b"\n")
+    entries: list[Entry] = []
+    warnings: list[str] = []
+    last_index = len(lines) - 1 if lines[-1] else len(lines) - 2
+    for index, raw in enumerate(lines):
+        if not raw.strip():
+            continue
+        try:
+            entries.append(Entry.from_dict(json.loads(raw)))
+        except (ValueError, EntryFormatError) as exc:
+            reason = f"not a valid transcript entry ({exc})"
+            if index == last_index:
+                warnings.append(
+                    f"{path}: dropped a torn last line ({len(raw)} bytes), most likely "
+                    "from a crash mid-write; every complete line was kept"
+                )
+            elif corrupt_lines == "error":
+                raise TranscriptCorruptError(str(path), index + 1, reason) from exc
+            else:
+                warnings.append(f"{path}, line {index + 1}: skipped, {reason}")
+    session_id = entries[0].session_id if entries else path.stem
+    for warning in warnings:
+        logger.warning("%s", warning)
+        entries.append(meta_entry(session_id, load_warning=warning))
+    return entries

@@ -1,0 +1,189 @@
+"""Writing a session as it happens, and the resume / continue / fork entry points.
+
+The loop owns one :class:`SessionRecorder` per session. It links every entry to the
+previous one (``parent_uuid``), which is what lets :func:`restore` follow branches.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from loopwright.messages import ConversationMessage, Message, StreamEvent, Usage, new_uuid
+from loopwright.sessions.base import SessionNotFoundError, SessionStore, project_key
+from loopwright.sessions.entries import Entry, message_entry, meta_entry
+from loopwright.sessions.transcript import RestoredSession, StateSnapshot, chain, restore
+
+CompactTrigger = Literal["manual", "auto"]
+
+
+class SessionRecorder:
+    """Appends a session's messages, snapshots and compactions to a store, in order."""
+
+    def __init__(self, store: SessionStore, session_id: str, *, parent_uuid: str | None = None):
+        self.store = store
+        self.session_id = session_id
+        self._last = parent_uuid
+
+    @property
+    def last_uuid(self) -> str | None:
+        return self._last
+
+    async def _chain(self, kind: Literal["state", "compact"], payload: dict[str, Any]) -> None:
+        entry = Entry(kind, self.session_id, payload, parent_uuid=self._last)
+        await self.store.append(self.session_id, entry)
+        self._last = entry.uuid
+
+    async def message(self, message: Message) -> None:
+        """Record a stream message as it is yielded (partial deltas are not kept)."""
+        if isinstance(message, StreamEvent):
+            return
+        await self.store.append(
+            self.session_id, message_entry(self.session_id, message, self._last)
+        )
+        self._last = message.uuid
+
+    async def state(self, snapshot: StateSnapshot) -> None:
+        """Record todos, read files and cumulative totals (at turn end, before sync)."""
+        await self._chain("state", snapshot.to_payload())
+
+    async def compaction(
+        self,
+        messages: Sequence[ConversationMessage],
+        *,
+        trigger: CompactTrigger,
+        pre_tokens: int,
+        post_tokens: int,
+        summary: str,
+        usage: Usage | None = None,
+        model: str = "",
+    ) -> None:
+        """Record the compacted history that replaces everything before it on resume."""
+        payload: dict[str, Any] = {
+            "messages": [m.to_dict() for m in messages],
+            "trigger": trigger,
+            "pre_tokens": pre_tokens,
+            "post_tokens": post_tokens,
+            "summary": summary,
+            "usage": usage.to_dict() if usage is not None else None,
+            "model": model,
+        }
+        await self._chain("compact", payload)
+
+    async def meta(self, **fields: Any) -> None:
+        """Record a session-wide fact (title, tag, cwd…); not part of the conversation."""
+        await self.store.append(self.session_id, meta_entry(self.session_id, **fields))
+
+    async def sync(self) -> None:
+        await self.store.sync()
+
+
+@dataclass(frozen=True, slots=True)
+class OpenedSession:
+    """A session ready to run: its id, what to restore, and the recorder to write with."""
+
+    session_id: str
+    recorder: SessionRecorder
+    restored: RestoredSession | None  # None for a new session
+    forked_from: str | None = None
+
+
+async def start_session(
+    store: SessionStore, session_id: str, cwd: str | os.PathLike[str], **meta: Any
+) -> OpenedSession:
+    """A new session; its first entry records the cwd, which picks the project."""
+    recorder = SessionRecorder(store, session_id)
+    await recorder.meta(cwd=os.path.abspath(os.fspath(cwd)), **meta)
+    return OpenedSession(session_id, recorder, None)
+
+
+async def resume_session(
+    store: SessionStore,
+    session_id: str,
+    *,
+    resume_at: str | None = None,
+    fork: bool = False,
+    new_session_id: str | None = None,
+) -> OpenedSession:
+    """Load ``session_id`` (optionally up to ``resume_at``, optionally as a fork) to continue.
+
+    Orphaned tool calls are closed with "interrupted" results, which are appended to the
+    transcript here, so the history on disk is valid from now on.
+    """
+    entries = await store.load(session_id)
+    if not entries:
+        raise SessionNotFoundError(session_id, _where(store))
+    forked_from: str | None = None
+    if fork:
+        forked_from = session_id
+        session_id = await fork_entries(store, session_id, entries, resume_at, new_session_id)
+        entries = await store.load(session_id)
+        resume_at = None  # the fork ends where the branch point was
+    restored = restore(entries, resume_at=resume_at, session_id=session_id)
+    recorder = SessionRecorder(store, session_id, parent_uuid=restored.last_uuid)
+    for repair in restored.repairs:
+        await recorder.message(repair)
+    return OpenedSession(session_id, recorder, restored, forked_from)
+
+
+async def fork_session(
+    store: SessionStore,
+    session_id: str,
+    *,
+    up_to: str | None = None,
+    new_session_id: str | None = None,
+) -> str:
+    """Copy a session (or its history up to message ``up_to``) to a new id; returns the id.
+
+    The original is only read. Message uuids are kept, so ``up_to``/``resume_at`` uuids
+    from the original work on the fork too.
+    """
+    entries = await store.load(session_id)
+    if not entries:
+        raise SessionNotFoundError(session_id, _where(store))
+    return await fork_entries(store, session_id, entries, up_to, new_session_id)
+
+
+async def fork_entries(
+    store: SessionStore,
+    session_id: str,
+    entries: Sequence[Entry],
+    up_to: str | None,
+    new_session_id: str | None,
+) -> str:
+    new_id = new_session_id or new_uuid()
+    keep = {e.uuid for e in chain(entries, up_to)} if up_to is not None else None
+    copied: list[Entry] = []
+    for entry in entries:
+        if entry.kind == "meta" and "load_warning" in entry.payload:
+            continue
+        if keep is not None and entry.kind != "meta" and entry.uuid not in keep:
+            continue
+        copied.append(_rehome(entry, new_id))
+    copied.append(meta_entry(new_id, forked_from={"session_id": session_id, "at": up_to}))
+    await store.extend(new_id, copied)
+    await store.sync()
+    return new_id
+
+
+def _rehome(entry: Entry, session_id: str) -> Entry:
+    moved = entry.with_session(session_id)
+    if entry.kind == "message" and "session_id" in entry.payload:
+        payload = {**entry.payload, "session_id": session_id}
+        return Entry(
+            moved.kind, session_id, payload, moved.uuid, moved.parent_uuid, moved.timestamp
+        )
+    return moved
+
+
+async def latest_session(store: SessionStore, cwd: str | os.PathLike[str]) -> str | None:
+    """The most recently updated session in ``cwd`` (for ``continue_conversation``)."""
+    infos = await store.list(project_key(cwd))
+    return infos[0].session_id if infos else None
+
+
+def _where(store: SessionStore) -> str:
+    location = getattr(store, "projects_dir", None) or getattr(store, "path", None)
+    return f"{type(store).__name__} at {location}" if location else type(store).__name__
