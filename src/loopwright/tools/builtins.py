@@ -9,6 +9,8 @@ from loopwright.tools.base import Tool
 from loopwright.tools.bash import BashTool
 from loopwright.tools.bash_background import BashOutputTool, KillShellTool
 from loopwright.tools.edit import EditTool
+from loopwright.tools.glob import GlobTool
+from loopwright.tools.grep import GrepTool
 from loopwright.tools.read import ReadTool
 from loopwright.tools.write import WriteTool
 
@@ -16,6 +18,8 @@ _FACTORIES: dict[str, Callable[[], Tool]] = {
     "Read": ReadTool,
     "Write": WriteTool,
     "Edit": EditTool,
+    "Glob": GlobTool,
+    "Grep": GrepTool,
     "Bash": BashTool,
     "BashOutput": BashOutputTool,
     "KillShell": KillShellTool,
