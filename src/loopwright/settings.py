@@ -1,0 +1,283 @@
+"""Setting sources: settings.json files (permissions, hooks, env) and memory files.
+
+Files, lowest precedence first (a later file overrides scalars; lists concatenate):
+
+    user     ~/.claude/settings.json, ~/.loopwright/settings.json
+    project  <root>/.claude/settings.json, <root>/.loopwright/settings.json
+    local    <root>/.claude/settings.local.json, <root>/.loopwright/settings.local.json
+
+``<root>`` is the nearest ancestor of cwd holding ``.git`` (else cwd). Existing Claude
+Code configs work unchanged; ``.loopwright/`` wins over ``.claude/`` at the same level.
+A broken file raises SettingsError naming the file and the problem — never a silent skip.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal, TypeAlias, cast
+
+from loopwright.errors import SettingsError
+from loopwright.hook_commands import CommandHook
+from loopwright.hooks import HOOK_EVENTS, HookCallback, HookMatcher
+from loopwright.permissions.policy import PERMISSION_MODES, PermissionMode
+from loopwright.permissions.rules import RuleSet, RuleSyntaxError
+from loopwright.settings_memory import load_memory
+
+SettingSource: TypeAlias = Literal["user", "project", "local"]
+SETTING_SOURCES: tuple[SettingSource, ...] = ("user", "project", "local")
+_CONFIG_DIRS = (".claude", ".loopwright")
+
+
+@dataclass(frozen=True, slots=True)
+class Settings:
+    """Everything the settings sources contribute to a session."""
+
+    project_root: Path
+    rules: RuleSet = field(default_factory=RuleSet)
+    default_mode: PermissionMode | None = None
+    additional_directories: tuple[Path, ...] = ()
+    hooks: dict[str, list[HookMatcher]] = field(default_factory=dict[str, list[HookMatcher]])
+    env: dict[str, str] = field(default_factory=dict[str, str])
+    # AGENTS.md / CLAUDE.md contents as one block for the system prompt ("" if none).
+    memory: str = ""
+    memory_files: tuple[Path, ...] = ()
+    files: tuple[Path, ...] = ()  # settings files that were read, lowest precedence first
+
+
+def find_project_root(cwd: Path) -> Path:
+    for directory in (cwd, *cwd.parents):
+        if (directory / ".git").exists():
+            return directory
+    return cwd
+
+
+def settings_files(
+    cwd: Path, sources: Sequence[SettingSource], home: Path
+) -> list[tuple[SettingSource, Path, Path]]:
+    """(source, file, anchor for ``/path`` rules), lowest precedence first."""
+    root = find_project_root(cwd)
+    out: list[tuple[SettingSource, Path, Path]] = []
+    for source in SETTING_SOURCES:
+        if source not in sources:
+            continue
+        for directory in _CONFIG_DIRS:
+            match source:
+                case "user":
+                    out.append((source, home / directory / "settings.json", home / directory))
+                case "project":
+                    out.append((source, root / directory / "settings.json", root))
+                case "local":
+                    out.append((source, root / directory / "settings.local.json", cwd))
+    return out
+
+
+def load_settings(
+    cwd: str | Path,
+    sources: Iterable[str] = SETTING_SOURCES,
+    home: str | Path | None = None,
+) -> Settings:
+    """Read and merge every settings file and memory file of the chosen sources."""
+    cwd_path = Path(cwd).resolve()
+    home_path = Path(home) if home is not None else Path.home()
+    chosen = _check_sources(sources)
+    root = find_project_root(cwd_path)
+    merged = _Merged()
+    read: list[Path] = []
+    for source, path, anchor in settings_files(cwd_path, chosen, home_path):
+        if not path.is_file():
+            continue
+        data = _read_json(path)
+        merged.add(_parse_file(data, path, source, anchor, root, home_path))
+        read.append(path)
+    memory, memory_files = load_memory(cwd_path, root, home_path, chosen)
+    return Settings(
+        project_root=root,
+        rules=merged.rules,
+        default_mode=merged.default_mode,
+        additional_directories=tuple(merged.directories),
+        hooks=merged.hooks,
+        env=merged.env,
+        memory=memory,
+        memory_files=memory_files,
+        files=tuple(read),
+    )
+
+
+def _check_sources(sources: Iterable[str]) -> tuple[SettingSource, ...]:
+    chosen = tuple(sources)
+    for source in chosen:
+        if source not in SETTING_SOURCES:
+            raise SettingsError(
+                f"unknown setting source {source!r}; use any of 'user', 'project', 'local'"
+            )
+    return cast(tuple[SettingSource, ...], chosen)
+
+
+@dataclass(slots=True)
+class _FileSettings:
+    rules: RuleSet
+    default_mode: PermissionMode | None
+    directories: list[Path]
+    hooks: dict[str, list[HookMatcher]]
+    env: dict[str, str]
+
+
+@dataclass(slots=True)
+class _Merged:
+    rules: RuleSet = field(default_factory=RuleSet)
+    default_mode: PermissionMode | None = None
+    directories: list[Path] = field(default_factory=list[Path])
+    hooks: dict[str, list[HookMatcher]] = field(default_factory=dict[str, list[HookMatcher]])
+    env: dict[str, str] = field(default_factory=dict[str, str])
+
+    def add(self, layer: _FileSettings) -> None:
+        self.rules = self.rules + layer.rules
+        self.default_mode = layer.default_mode or self.default_mode
+        self.directories.extend(d for d in layer.directories if d not in self.directories)
+        for event, matchers in layer.hooks.items():
+            self.hooks.setdefault(event, []).extend(matchers)
+        self.env.update(layer.env)
+
+
+def _read_json(path: Path) -> dict[str, Any]:
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise SettingsError(f"cannot read settings file {path}: {exc}") from exc
+    if not text.strip():
+        return {}
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise SettingsError(
+            f"settings file {path} is not valid JSON: {exc.msg} at line {exc.lineno}, "
+            f"column {exc.colno}. Fix the JSON or remove the file."
+        ) from exc
+    if not isinstance(data, dict):
+        raise SettingsError(
+            f"settings file {path} must contain a JSON object at the top level, "
+            f"not {type(data).__name__}"
+        )
+    return cast(dict[str, Any], data)
+
+
+def _parse_file(
+    data: Mapping[str, Any], path: Path, source: str, anchor: Path, root: Path, home: Path
+) -> _FileSettings:
+    permissions = data.get("permissions", {})
+    if not isinstance(permissions, dict):
+        raise SettingsError(f"{path}: 'permissions' must be an object")
+    permissions = cast(dict[str, Any], permissions)
+    lists = {key: _string_list(permissions, key, path) for key in ("allow", "ask", "deny")}
+    try:
+        rules = RuleSet.from_strings(
+            allow=lists["allow"],
+            ask=lists["ask"],
+            deny=lists["deny"],
+            anchor=anchor,
+            source=f"{source}:{path}",
+        )
+    except RuleSyntaxError as exc:
+        raise SettingsError(f"{path}: {exc}") from exc
+    mode = permissions.get("defaultMode")
+    if mode is not None and mode not in PERMISSION_MODES:
+        raise SettingsError(
+            f"{path}: permissions.defaultMode {mode!r} is not one of {', '.join(PERMISSION_MODES)}"
+        )
+    directories = [
+        (root / Path(d).expanduser()).resolve()
+        for d in _string_list(permissions, "additionalDirectories", path)
+    ]
+    return _FileSettings(
+        rules,
+        cast(PermissionMode | None, mode),
+        directories,
+        parse_hooks(data.get("hooks", {}), path, root, source),
+        _parse_env(data, path),
+    )
+
+
+def _string_list(data: Mapping[str, Any], key: str, path: Path) -> list[str]:
+    value = data.get(key, [])
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise SettingsError(f"{path}: permissions.{key} must be a list of strings")
+    return cast(list[str], value)
+
+
+def _parse_env(data: Mapping[str, Any], path: Path) -> dict[str, str]:
+    env = data.get("env", {})
+    if not isinstance(env, dict):
+        raise SettingsError(f"{path}: 'env' must be an object of NAME: value pairs")
+    out: dict[str, str] = {}
+    for name, value in cast(dict[str, Any], env).items():
+        if isinstance(value, dict | list) or value is None:
+            raise SettingsError(f"{path}: env.{name} must be a string, number or boolean")
+        out[name] = str(value).lower() if isinstance(value, bool) else str(value)
+    return out
+
+
+def parse_hooks(
+    hooks: Any, path: Path, project_dir: Path, source: str = "settings"
+) -> dict[str, list[HookMatcher]]:
+    """``{"Event": [{"matcher": "...", "hooks": [{"type": "command", ...}]}]}`` →
+    HookMatchers holding CommandHooks."""
+    if not isinstance(hooks, dict):
+        raise SettingsError(f"{path}: 'hooks' must be an object keyed by event name")
+    out: dict[str, list[HookMatcher]] = {}
+    for event, groups in cast(dict[str, Any], hooks).items():
+        if event not in HOOK_EVENTS:
+            raise SettingsError(
+                f"{path}: unknown hook event {event!r}; use one of {', '.join(HOOK_EVENTS)}"
+            )
+        if not isinstance(groups, list):
+            raise SettingsError(f"{path}: hooks.{event} must be a list of matcher groups")
+        for index, group in enumerate(cast(list[Any], groups)):
+            out.setdefault(event, []).append(
+                _matcher_group(group, f"{path}: hooks.{event}[{index}]", project_dir, source)
+            )
+    return out
+
+
+def _matcher_group(group: Any, where: str, project_dir: Path, source: str) -> HookMatcher:
+    if not isinstance(group, dict) or not isinstance(group.get("hooks"), list):
+        raise SettingsError(f"{where} must be an object with a 'hooks' list")
+    group = cast(dict[str, Any], group)
+    matcher = group.get("matcher")
+    if matcher is not None and not isinstance(matcher, str):
+        raise SettingsError(f"{where}.matcher must be a string")
+    handlers: list[HookCallback] = []
+    for index, handler in enumerate(cast(list[Any], group["hooks"])):
+        handlers.append(_command_hook(handler, f"{where}.hooks[{index}]", project_dir, source))
+    return HookMatcher(matcher, handlers)
+
+
+def _command_hook(handler: Any, where: str, project_dir: Path, source: str) -> CommandHook:
+    if not isinstance(handler, dict):
+        raise SettingsError(f"{where} must be an object like {{'type': 'command', ...}}")
+    handler = cast(dict[str, Any], handler)
+    if handler.get("type", "command") != "command":
+        raise SettingsError(
+            f"{where}: hook type {handler.get('type')!r} is not supported; "
+            "only 'command' hooks can come from settings files"
+        )
+    command = handler.get("command")
+    if not isinstance(command, str) or not command.strip():
+        raise SettingsError(f"{where}: 'command' must be a non-empty string")
+    timeout = handler.get("timeout")
+    if timeout is not None and (not isinstance(timeout, int | float) or timeout <= 0):
+        raise SettingsError(f"{where}: 'timeout' must be a positive number of seconds")
+    args = handler.get("args")
+    if args is not None and (
+        not isinstance(args, list) or not all(isinstance(a, str) for a in args)
+    ):
+        raise SettingsError(f"{where}: 'args' must be a list of strings")
+    return CommandHook(
+        command,
+        float(timeout) if timeout is not None else None,
+        tuple(cast(list[str], args)) if args is not None else None,
+        project_dir,
+        source,
+    )
