@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
@@ -35,7 +36,7 @@ class Options:
     system_prompt: str | None = None
     append_system_prompt: str | None = None
     # Exactly the tools the model sees: built-in names and Tool objects. None = every built-in.
-    tools: list[str | Tool] | None = None
+    tools: Sequence[str | Tool] | None = None
     # A bare tool name here removes that tool entirely.
     disallowed_tools: list[str] = field(default_factory=list[str])
     cwd: str | Path | None = None

@@ -46,7 +46,8 @@ async def run_demo(console: Console | None = None) -> int:
         model = ScriptedModel.from_file(demo_script())
         options = Options(model=model, cwd=project, tools=["Bash", "Read", "Edit"])
         result: ResultMessage | None = None
-        async for message in query("The tests in this project fail. Find and fix the bug.", options):
+        task = "The tests in this project fail. Find and fix the bug."
+        async for message in query(task, options):
             renderer.show(message)
             if isinstance(message, ResultMessage):
                 result = message

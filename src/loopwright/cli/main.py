@@ -24,9 +24,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("-p", "--print", dest="prompt", help="run this prompt and print the result")
     parser.add_argument("--model", help="anthropic:ID, openai:ID, openai-chat:ID or scripted:FILE")
-    parser.add_argument(
-        "--output-format", choices=("text", "json", "stream-json"), default="text"
-    )
+    parser.add_argument("--output-format", choices=("text", "json", "stream-json"), default="text")
     parser.add_argument("--max-turns", type=int)
     parser.add_argument("--max-budget-usd", type=float)
     parser.add_argument("--cwd")

@@ -81,7 +81,8 @@ class Renderer:
                     if isinstance(block, ToolResultBlock):
                         style = "red" if block.is_error else "dim"
                         preview = escape(_result_preview(block))
-                        self.console.print(f"[{style}]  ⎿ {preview}[/{style}]".replace("\n", "\n    "))
+                        indented = preview.replace("\n", "\n    ")
+                        self.console.print(f"[{style}]  ⎿ {indented}[/{style}]")
             case ResultMessage():
                 self.result(message)
 
@@ -111,11 +112,14 @@ class Renderer:
             f"{usage.input_tokens:,} in · {usage.output_tokens:,} out · "
             f"{usage.cache_read_input_tokens:,} cache read",
         )
-        cost = "unknown (no price for this model)" if result.total_cost_usd is None else (
-            f"${result.total_cost_usd:.4f}"
+        cost = (
+            "unknown (no price for this model)"
+            if result.total_cost_usd is None
+            else (f"${result.total_cost_usd:.4f}")
         )
         table.add_row("cost", cost)
-        table.add_row("time", f"{result.duration_ms / 1000:.2f} s ({result.duration_api_ms} ms in the model)")
+        seconds = result.duration_ms / 1000
+        table.add_row("time", f"{seconds:.2f} s ({result.duration_api_ms} ms in the model)")
         for error in result.errors:
             table.add_row("error", f"[red]{escape(error)}[/red]")
         self.console.print(Panel(table, title="result", expand=False))

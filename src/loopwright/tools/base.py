@@ -12,12 +12,13 @@ import re
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Protocol, get_type_hints, overload, runtime_checkable
-
-from pydantic import TypeAdapter, ValidationError, create_model
+from typing import TYPE_CHECKING, Any, Protocol, get_type_hints, overload, runtime_checkable
 
 from loopwright.errors import ToolInputError
 from loopwright.messages import ImageBlock, Message, TextBlock
+
+if TYPE_CHECKING:  # pydantic is loaded only when a @tool is made: start-up stays fast
+    from pydantic import TypeAdapter, ValidationError
 
 
 @dataclass(frozen=True, slots=True)
@@ -122,6 +123,8 @@ class FunctionTool:
     def validate(self, input: dict[str, Any]) -> dict[str, Any]:
         if self.adapter is None:
             return input
+        from pydantic import ValidationError
+
         try:
             model = self.adapter.validate_python(input)
         except ValidationError as exc:
@@ -218,15 +221,18 @@ def _from_function(
             takes_dict=True,
             wants_context=wants_context,
         )
+    from pydantic import Field
+
     fields: dict[str, Any] = {}
     for pname, param in signature.parameters.items():
         if pname == "ctx":
             continue
         annotation = hints.get(pname, Any)
         default = ... if param.default is inspect.Parameter.empty else param.default
-        from pydantic import Field
 
         fields[pname] = (annotation, Field(default, description=param_docs.get(pname)))
+    from pydantic import TypeAdapter, create_model
+
     model = create_model(f"{tool_name}_input", **fields)
     adapter: TypeAdapter[Any] = TypeAdapter(model)
     generated = adapter.json_schema()

@@ -15,8 +15,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import jsonschema
-
 from loopwright.errors import ToolInputError
 from loopwright.messages import ImageBlock, TextBlock, ToolResultBlock, ToolUseBlock
 from loopwright.tools.base import GateDecision, Tool, ToolContext, ToolGate, ToolResult
@@ -67,14 +65,37 @@ def prepare(call: ToolUseBlock, tools: Mapping[str, Tool]) -> Prepared | Rejecte
             f"Error: the arguments for {call.name} were not a valid JSON object: {shown}. "
             "Send the arguments again as one JSON object matching the tool's schema.",
         )
+    # Deferred: keeps start-up fast; loaded once, by the first tool call.
+    from jsonschema import SchemaError, exceptions
+
     try:
-        jsonschema.validate(call.input, tool.input_schema)
-    except jsonschema.ValidationError as exc:
-        where = "/".join(str(p) for p in exc.absolute_path) or "input"
-        return Rejected(call, f"Error: invalid arguments for {call.name} at {where}: {exc.message}")
-    except jsonschema.SchemaError as exc:
+        validator = _validator(tool.input_schema)
+    except SchemaError as exc:
         return Rejected(call, f"Error: tool {call.name} has an invalid input schema: {exc.message}")
+    error = exceptions.best_match(validator.iter_errors(call.input))
+    if error is not None:
+        where = "/".join(str(p) for p in error.absolute_path) or "input"
+        return Rejected(
+            call, f"Error: invalid arguments for {call.name} at {where}: {error.message}"
+        )
     return Prepared(call, tool, call.input)
+
+
+# Compiled validators by schema identity; the schema is kept so its id cannot be reused.
+_VALIDATORS: dict[int, tuple[dict[str, Any], Any]] = {}
+
+
+def _validator(schema: dict[str, Any]) -> Any:
+    cached = _VALIDATORS.get(id(schema))
+    if cached is not None and cached[0] is schema:
+        return cached[1]
+    from jsonschema import validators
+
+    validator_class = validators.validator_for(schema)
+    validator_class.check_schema(schema)
+    validator = validator_class(schema)
+    _VALIDATORS[id(schema)] = (schema, validator)
+    return validator
 
 
 def batches(prepared: Sequence[Prepared]) -> list[list[Prepared]]:

@@ -1,0 +1,37 @@
+"""Runs every ``bench_*.py`` beside this file and prints one table of medians."""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+import traceback
+from pathlib import Path
+
+HERE = Path(__file__).parent
+
+
+def main() -> int:
+    rows: list[tuple[str, str, str]] = []
+    failed = False
+    for path in sorted(HERE.glob("bench_*.py")):
+        spec = importlib.util.spec_from_file_location(path.stem, path)
+        assert spec and spec.loader
+        module = importlib.util.module_from_spec(spec)
+        print(f"running {path.name} …", file=sys.stderr, flush=True)
+        try:
+            spec.loader.exec_module(module)
+            rows.extend(module.run())
+        except Exception:
+            failed = True
+            traceback.print_exc()
+            rows.append((f"{path.stem}: FAILED (see above)", "-", "-"))
+    width = max(len(r[0]) for r in rows)
+    print(f"\n{'metric'.ljust(width)}  {'measured':>16}  target")
+    print("-" * (width + 30))
+    for metric, value, target in rows:
+        print(f"{metric.ljust(width)}  {value:>16}  {target}")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
