@@ -1,0 +1,120 @@
+"""The CLI in a real subprocess: print mode's three output formats, exit codes, demo."""
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import yaml
+
+CLI = [sys.executable, "-m", "loopwright.cli.main"]
+
+
+def write_script(path: Path, steps: list[dict[str, object]]) -> Path:
+    path.write_text(yaml.safe_dump(steps))
+    return path
+
+
+def run_cli(
+    *args: str, cwd: Path, env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
+    environment = {
+        k: v
+        for k, v in os.environ.items()
+        if k not in ("ANTHROPIC_API_KEY", "OPENAI_API_KEY", "LOOPWRIGHT_MODEL", "OPENAI_BASE_URL")
+    }
+    environment.update(env or {})
+    return subprocess.run(
+        [*CLI, *args], cwd=cwd, capture_output=True, text=True, env=environment, timeout=60
+    )
+
+
+def simple_script(tmp_path: Path) -> Path:
+    return write_script(
+        tmp_path / "script.yaml",
+        [
+            {"tool_call": {"name": "Bash", "input": {"command": "echo hello-from-bash"}}},
+            {"text": "all done"},
+        ],
+    )
+
+
+def test_text_output_prints_the_result(tmp_path: Path) -> None:
+    script = simple_script(tmp_path)
+    done = run_cli(
+        "-p", "go", "--model", f"scripted:{script}", "--cwd", str(tmp_path), cwd=tmp_path
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "all done"
+
+
+def test_json_output_is_the_result_message(tmp_path: Path) -> None:
+    script = simple_script(tmp_path)
+    done = run_cli(
+        "-p", "go", "--model", f"scripted:{script}", "--output-format", "json", cwd=tmp_path
+    )
+    assert done.returncode == 0, done.stderr
+    result = json.loads(done.stdout)
+    assert (result["type"], result["subtype"], result["num_turns"]) == ("result", "success", 1)
+
+
+def test_stream_json_is_one_message_per_line_init_first_result_last(tmp_path: Path) -> None:
+    script = simple_script(tmp_path)
+    done = run_cli(
+        "-p",
+        "go",
+        "--model",
+        f"scripted:{script}",
+        "--output-format",
+        "stream-json",
+        "--include-partial-messages",
+        cwd=tmp_path,
+    )
+    assert done.returncode == 0, done.stderr
+    lines = [json.loads(line) for line in done.stdout.splitlines()]
+    assert (lines[0]["type"], lines[0]["subtype"]) == ("system", "init")
+    assert lines[-1]["type"] == "result"
+    assert any(line["type"] == "stream_event" for line in lines)
+    results = [
+        b
+        for line in lines
+        if line["type"] == "user" and isinstance(line["content"], list)
+        for b in line["content"]
+    ]
+    assert "hello-from-bash" in results[0]["content"]
+
+
+def test_error_result_gives_a_non_zero_exit(tmp_path: Path) -> None:
+    script = write_script(
+        tmp_path / "s.yaml",
+        [
+            {"tool_call": {"name": "Bash", "input": {"command": "true"}}},
+            {"tool_call": {"name": "Bash", "input": {"command": "true"}}},
+        ],
+    )
+    done = run_cli("-p", "go", "--model", f"scripted:{script}", "--max-turns", "1", cwd=tmp_path)
+    assert done.returncode == 1
+    assert "error_max_turns" in done.stderr
+
+
+def test_without_a_model_the_cli_says_what_to_set(tmp_path: Path) -> None:
+    done = run_cli("-p", "go", cwd=tmp_path, env={"HOME": str(tmp_path)})
+    assert done.returncode == 2
+    for variable in ("ANTHROPIC_API_KEY", "OPENAI_API_KEY", "LOOPWRIGHT_MODEL"):
+        assert variable in done.stderr
+
+
+def test_broken_script_is_a_clear_error(tmp_path: Path) -> None:
+    script = tmp_path / "bad.yaml"
+    script.write_text("- {nothing: here}\n")
+    done = run_cli("-p", "go", "--model", f"scripted:{script}", cwd=tmp_path)
+    assert done.returncode != 0
+    assert "bad.yaml, step 1" in done.stderr
+
+
+def test_demo_fixes_the_sample_project(tmp_path: Path) -> None:
+    done = run_cli("demo", cwd=tmp_path)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "demo finished" in done.stdout
+    assert "OK" in done.stdout
