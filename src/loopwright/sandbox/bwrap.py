@@ -1,0 +1,186 @@
+"""Run Bash commands inside bubblewrap: read-only root, writable working dirs and temp.
+
+Network design (the trade-off, stated plainly): the sandbox always gets its own network
+namespace (``--unshare-net``), so it cannot reach the host — not even the host's
+127.0.0.1. With ``allowed_domains`` set, a proxy on the host listens on a Unix socket
+that is bound into the sandbox, and relay.py (started inside, before the command) serves
+127.0.0.1:<port> there and forwards to it; HTTP(S)_PROXY point at that port. Programs
+that ignore the proxy variables get no network at all, which is the safe failure. The
+proxy checks host names only (no TLS inspection), so an allowed domain that fronts
+arbitrary content (a CDN, a paste site) is an exfiltration channel; allow narrowly.
+"""
+
+from __future__ import annotations
+
+import atexit
+import os
+import re
+import shutil
+import sys
+import tempfile
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from loopwright.errors import ConfigurationError
+from loopwright.sandbox.proxy import DomainProxy
+
+DEFAULT_MASKED_PATHS: tuple[str, ...] = (
+    "~/.ssh",
+    "~/.aws",
+    "~/.gnupg",
+    "~/.config/gcloud",
+    "~/.azure",
+    "~/.kube",
+    "~/.docker/config.json",
+    "~/.netrc",
+    "~/.git-credentials",
+    "~/.npmrc",
+    "~/.pypirc",
+    "~/.config/gh",
+    "~/.claude/.credentials.json",
+    "~/.password-store",
+)
+_SECRET_NAME = re.compile(r"KEY|SECRET|TOKEN|PASSWORD|PASSWD|CREDENTIAL", re.IGNORECASE)
+_PROXY_PORT = 3128
+_RELAY = Path(__file__).with_name("relay.py")
+
+
+@dataclass(frozen=True, slots=True)
+class SandboxSettings:
+    """``Options(sandbox=SandboxSettings(enabled=True, ...))`` runs Bash in bubblewrap."""
+
+    enabled: bool = True
+    # Run unsandboxed (with a warning) where bubblewrap is missing, instead of failing.
+    allow_unsandboxed: bool = False
+    allowed_domains: tuple[str, ...] = ()
+    writable_paths: tuple[str, ...] = ()
+    masked_paths: tuple[str, ...] = DEFAULT_MASKED_PATHS
+    # Variables kept although their names look secret (*KEY*, *SECRET*, *TOKEN*…).
+    env_allowlist: tuple[str, ...] = ()
+
+
+def find_bwrap() -> str | None:
+    return shutil.which("bwrap")
+
+
+def check_available(bwrap: str | None = None) -> str:
+    """Path of the bwrap binary, or a ConfigurationError that says how to get one."""
+    found = bwrap or find_bwrap()
+    if found is None or not os.access(found, os.X_OK):
+        raise ConfigurationError(
+            "the Bash sandbox needs bubblewrap (bwrap), which is not installed. Install it "
+            "(Debian/Ubuntu: apt-get install bubblewrap; Fedora: dnf install bubblewrap), "
+            "or set SandboxSettings(allow_unsandboxed=True) to run commands unsandboxed, "
+            "or turn the sandbox off."
+        )
+    if not sys.platform.startswith("linux"):
+        raise ConfigurationError("the bubblewrap sandbox runs on Linux only")
+    return found
+
+
+class BwrapSandbox:
+    """The ``command_wrapper`` service: ``wrap(argv, env, cwd)`` → sandboxed argv, env."""
+
+    def __init__(
+        self,
+        settings: SandboxSettings,
+        working_dirs: Sequence[str | Path],
+        *,
+        home: str | Path | None = None,
+        bwrap: str | None = None,
+    ) -> None:
+        self.settings = settings
+        self.working_dirs = tuple(Path(d).resolve() for d in working_dirs)
+        self.home = Path(home) if home is not None else Path.home()
+        self.available = True
+        try:
+            self.bwrap = check_available(bwrap)
+        except ConfigurationError:
+            if not settings.allow_unsandboxed:
+                raise
+            self.available, self.bwrap = False, ""
+        self._runtime = Path(tempfile.mkdtemp(prefix="loopwright-sandbox-"))
+        self._proxy: DomainProxy | None = None
+        atexit.register(self.close)
+
+    @property
+    def socket_path(self) -> Path:
+        return self._runtime / "proxy.sock"
+
+    def wrap(
+        self, argv: list[str], env: dict[str, str], cwd: str
+    ) -> tuple[list[str], dict[str, str]]:
+        clean_env = self.filter_env(env)
+        if not self.available:
+            return list(argv), clean_env
+        command = list(argv)
+        if self.settings.allowed_domains:
+            self._ensure_proxy()
+            proxy_url = f"http://127.0.0.1:{_PROXY_PORT}"
+            for name in ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY"):
+                clean_env[name] = clean_env[name.lower()] = proxy_url
+            clean_env.pop("NO_PROXY", None)
+            clean_env.pop("no_proxy", None)
+            relay = [sys.executable, "-I", str(_RELAY), str(self.socket_path), str(_PROXY_PORT)]
+            command = [*relay, "--", *command]
+        clean_env["TMPDIR"] = "/tmp"
+        return [*self.bwrap_args(cwd), "--", *command], clean_env
+
+    def bwrap_args(self, cwd: str) -> list[str]:
+        args = [
+            self.bwrap,
+            "--die-with-parent",
+            "--new-session",
+            "--unshare-pid",
+            "--unshare-ipc",
+            "--unshare-uts",
+            "--unshare-net",
+            "--ro-bind",
+            "/",
+            "/",
+            "--dev",
+            "/dev",
+            "--proc",
+            "/proc",
+            "--tmpfs",
+            "/tmp",
+        ]
+        for path in self._writable():
+            args += ["--bind", str(path), str(path)]
+        if self.settings.allowed_domains:
+            args += ["--bind", str(self._runtime), str(self._runtime)]
+        for masked in self.settings.masked_paths:
+            target = self._expand(masked)
+            if target.is_dir():
+                args += ["--tmpfs", str(target)]
+            elif target.exists():
+                args += ["--ro-bind", "/dev/null", str(target)]
+        return [*args, "--chdir", cwd]
+
+    def filter_env(self, env: dict[str, str]) -> dict[str, str]:
+        keep = set(self.settings.env_allowlist)
+        return {k: v for k, v in env.items() if k in keep or not _SECRET_NAME.search(k)}
+
+    def close(self) -> None:
+        if self._proxy is not None:
+            self._proxy.close()
+            self._proxy = None
+        shutil.rmtree(self._runtime, ignore_errors=True)
+
+    async def aclose(self) -> None:
+        self.close()
+
+    def _writable(self) -> list[Path]:
+        paths = [*self.working_dirs, *(self._expand(p) for p in self.settings.writable_paths)]
+        return [p for p in dict.fromkeys(paths) if p.exists()]
+
+    def _expand(self, path: str) -> Path:
+        if path == "~" or path.startswith("~/"):
+            return self.home / path[2:]
+        return Path(path)
+
+    def _ensure_proxy(self) -> None:
+        if self._proxy is None:
+            self._proxy = DomainProxy(self.settings.allowed_domains, self.socket_path)
+            self._proxy.start()
