@@ -1,0 +1,207 @@
+"""Our messages and request options → an Anthropic Messages API request body.
+
+The body is a plain dict shaped like ``MessageCreateParamsStreaming`` (or the beta variant
+when a task budget is set); tests validate it against those SDK TypedDicts.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from loopwright.messages import (
+    AssistantMessage,
+    ContentBlock,
+    ImageBlock,
+    TextBlock,
+    ThinkingBlock,
+    ToolResultBlock,
+    ToolUseBlock,
+    UserMessage,
+)
+from loopwright.models.base import ModelRequest, ThinkingConfig
+
+# The beta the API needs before it accepts ``output_config.task_budget``.
+TASK_BUDGET_BETA = "task-budgets-2026-03-13"
+DEFAULT_MAX_TOKENS = 32_000
+_MIN_THINKING_BUDGET = 1024
+_CACHE: dict[str, Any] = {"type": "ephemeral"}
+
+PROVIDER = "anthropic"
+
+
+def build_body(request: ModelRequest, model: str) -> tuple[dict[str, Any], list[str]]:
+    """The request body and the beta flags it needs."""
+    max_tokens = request.max_tokens or DEFAULT_MAX_TOKENS
+    body: dict[str, Any] = {
+        "model": model,
+        "messages": convert_messages(request.messages),
+        "stream": True,
+    }
+    if request.system:
+        body["system"] = system_blocks(request.system, request.cache_prefix_chars)
+    if request.tools:
+        tools: list[dict[str, Any]] = [
+            {"name": t.name, "description": t.description, "input_schema": t.input_schema}
+            for t in request.tools
+        ]
+        # One breakpoint after the last tool caches every tool definition even when the
+        # system prompt below it changes.
+        tools[-1]["cache_control"] = _CACHE
+        body["tools"] = tools
+    if request.thinking is not None:
+        thinking, max_tokens = thinking_param(request.thinking, max_tokens)
+        body["thinking"] = thinking
+    output_config: dict[str, Any] = {}
+    if request.effort is not None:
+        output_config["effort"] = request.effort
+    betas: list[str] = []
+    if request.task_budget is not None:
+        budget: dict[str, Any] = {"type": "tokens", "total": request.task_budget}
+        remaining = request.metadata.get("task_budget_remaining")
+        if isinstance(remaining, int):
+            budget["remaining"] = remaining
+        output_config["task_budget"] = budget
+        betas.append(TASK_BUDGET_BETA)
+    if output_config:
+        body["output_config"] = output_config
+    body["max_tokens"] = max_tokens
+    return body, betas
+
+
+def count_tokens_body(request: ModelRequest, model: str) -> dict[str, Any]:
+    body, _ = build_body(request, model)
+    for key in ("stream", "max_tokens"):
+        body.pop(key, None)
+    output_config = body.get("output_config")
+    if isinstance(output_config, dict):
+        output_config.pop("task_budget", None)
+        if not output_config:
+            body.pop("output_config")
+    return body
+
+
+def system_blocks(system: str, cache_prefix_chars: int | None) -> list[dict[str, Any]]:
+    """System text with a cache breakpoint after its stable prefix.
+
+    ``None`` means the whole system prompt is stable; ``0`` means none of it is.
+    """
+    stable = len(system) if cache_prefix_chars is None else max(0, cache_prefix_chars)
+    if stable <= 0:
+        return [{"type": "text", "text": system}]
+    if stable >= len(system):
+        return [{"type": "text", "text": system, "cache_control": _CACHE}]
+    return [
+        {"type": "text", "text": system[:stable], "cache_control": _CACHE},
+        {"type": "text", "text": system[stable:]},
+    ]
+
+
+def thinking_param(config: ThinkingConfig, max_tokens: int) -> tuple[dict[str, Any], int]:
+    """The ``thinking`` field, and max_tokens raised above a manual budget if needed."""
+    match config.type:
+        case "disabled":
+            return {"type": "disabled"}, max_tokens
+        case "adaptive":
+            param: dict[str, Any] = {"type": "adaptive"}
+        case "enabled":
+            budget = max(_MIN_THINKING_BUDGET, config.budget_tokens or _MIN_THINKING_BUDGET)
+            param = {"type": "enabled", "budget_tokens": budget}
+            # The API requires budget_tokens < max_tokens; keep room for the answer.
+            if budget >= max_tokens:
+                max_tokens = budget + 4096
+    if config.display is not None:
+        param["display"] = config.display
+    return param, max_tokens
+
+
+def convert_messages(messages: list[AssistantMessage | UserMessage]) -> list[dict[str, Any]]:
+    wire: list[dict[str, Any]] = []
+    for message in messages:
+        if isinstance(message, UserMessage):
+            blocks = [_user_block(b) for b in message.blocks]
+            role = "user"
+        else:
+            blocks = [_assistant_block(b) for b in message.content]
+            role = "assistant"
+        content = [b for b in blocks if b is not None]
+        if content:
+            wire.append({"role": role, "content": content})
+    _mark_latest_turn(wire)
+    return wire
+
+
+def _mark_latest_turn(wire: list[dict[str, Any]]) -> None:
+    """Cache everything up to the newest block, so the next request reads it back."""
+    if not wire:
+        return
+    last = wire[-1]["content"][-1]
+    if last.get("type") in ("text", "image", "tool_result", "tool_use"):
+        last["cache_control"] = _CACHE
+
+
+def _user_block(block: ContentBlock) -> dict[str, Any] | None:
+    match block:
+        case TextBlock(text=text):
+            return {"type": "text", "text": text} if text else None
+        case ImageBlock():
+            return _image(block)
+        case ToolResultBlock():
+            result: dict[str, Any] = {"type": "tool_result", "tool_use_id": block.tool_use_id}
+            if isinstance(block.content, str):
+                if block.content:
+                    result["content"] = block.content
+            else:
+                parts = [
+                    _image(part) if isinstance(part, ImageBlock) else _text(part.text)
+                    for part in block.content
+                    if isinstance(part, ImageBlock) or part.text
+                ]
+                if parts:
+                    result["content"] = parts
+            if block.is_error:
+                result["is_error"] = True
+            return result
+        case ThinkingBlock() | ToolUseBlock():
+            return None  # cannot appear in a user turn on this API
+
+
+def _assistant_block(block: ContentBlock) -> dict[str, Any] | None:
+    match block:
+        case TextBlock(text=text):
+            return {"type": "text", "text": text} if text else None
+        case ThinkingBlock():
+            return _thinking(block)
+        case ToolUseBlock():
+            return {
+                "type": "tool_use",
+                "id": block.id,
+                "name": block.name,
+                "input": block.input if block.raw_input is None else {},
+            }
+        case ImageBlock() | ToolResultBlock():
+            return None
+
+
+def _thinking(block: ThinkingBlock) -> dict[str, Any] | None:
+    data = block.provider_data or {}
+    # Only Claude's own thinking may go back: the signature is verified server-side, and
+    # other providers' reasoning (or scripted thinking) would be rejected.
+    if data.get("provider") != PROVIDER:
+        return None
+    redacted = data.get("redacted_data")
+    if isinstance(redacted, str):
+        return {"type": "redacted_thinking", "data": redacted}
+    if block.signature is None:
+        return None
+    return {"type": "thinking", "thinking": block.thinking, "signature": block.signature}
+
+
+def _text(text: str) -> dict[str, Any]:
+    return {"type": "text", "text": text}
+
+
+def _image(block: ImageBlock) -> dict[str, Any]:
+    return {
+        "type": "image",
+        "source": {"type": "base64", "media_type": block.media_type, "data": block.data},
+    }

@@ -1,0 +1,145 @@
+"""What both OpenAI APIs share: the client, error mapping, model capabilities, usage."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import httpx2
+import openai
+
+from loopwright.errors import ModelError, ModelErrorKind
+from loopwright.messages import Usage
+from loopwright.models._wire import is_context_overflow, retry_after_seconds
+
+PROVIDER = "openai"
+
+# Context windows by id prefix; the longest matching prefix wins.
+_CONTEXT_WINDOWS: dict[str, int] = {
+    "gpt-6": 1_000_000,
+    "gpt-5.6": 1_000_000,
+    "gpt-5.5": 1_000_000,
+    "gpt-5.4": 1_000_000,
+    "gpt-5": 400_000,
+    "gpt-4.1": 1_047_576,
+    "gpt-4o": 128_000,
+    "o1": 200_000,
+    "o3": 200_000,
+    "o4": 200_000,
+}
+DEFAULT_CONTEXT_WINDOW = 128_000
+
+
+def context_window_for(model: str) -> int:
+    best = max((p for p in _CONTEXT_WINDOWS if model.startswith(p)), key=len, default=None)
+    return _CONTEXT_WINDOWS[best] if best else DEFAULT_CONTEXT_WINDOW
+
+
+def is_reasoning_model(model: str) -> bool:
+    """Models that accept ``reasoning`` / ``reasoning_effort``; others reject the field."""
+    bare = model.rsplit("/", 1)[-1]
+    if "chat" in bare:
+        return False
+    return bare.startswith(("o1", "o3", "o4", "gpt-5", "gpt-6"))
+
+
+def make_client(
+    *,
+    api_key: str | None,
+    base_url: str | None,
+    timeout: float | None,
+    max_retries: int,
+    default_headers: Mapping[str, str] | None,
+    http_client: httpx2.AsyncClient | None,
+) -> openai.AsyncOpenAI:
+    return openai.AsyncOpenAI(
+        api_key=api_key,
+        base_url=base_url,
+        timeout=timeout,
+        max_retries=max_retries,
+        default_headers=default_headers,
+        http_client=http_client,
+    )
+
+
+def usage_from(
+    *, total_input: int, output: int, cached: int | None, cache_write: int | None
+) -> Usage:
+    """OpenAI counts cached tokens inside the input total; ours keeps them apart."""
+    cache_read = cached or 0
+    creation = cache_write or 0
+    return Usage(
+        input_tokens=max(0, total_input - cache_read - creation),
+        output_tokens=output,
+        cache_read_input_tokens=cache_read,
+        cache_creation_input_tokens=creation,
+    )
+
+
+def kind_for_code(code: str | None, message: str) -> ModelErrorKind:
+    """The kind of an error reported inside a stream (no HTTP status to go by)."""
+    lowered = (code or "").lower()
+    if lowered == "context_length_exceeded" or is_context_overflow(message):
+        return "context_window_exceeded"
+    if "rate_limit" in lowered:
+        return "rate_limit"
+    if "overloaded" in lowered or lowered in ("server_is_overloaded", "slow_down"):
+        return "overloaded"
+    if lowered in ("server_error", "internal_error", "api_error"):
+        return "server"
+    if lowered.startswith("invalid"):
+        return "invalid_request"
+    return "stream"
+
+
+def map_error(exc: BaseException, *, mid_stream: bool, api: str) -> ModelError:
+    if isinstance(exc, ModelError):
+        return exc
+    if isinstance(exc, openai.APIStatusError):
+        return _status_error(exc, api)
+    if isinstance(exc, openai.APITimeoutError | httpx2.TimeoutException):
+        return ModelError(f"{api} request timed out: {exc}", kind="timeout")
+    if isinstance(exc, openai.APIConnectionError | httpx2.TransportError):
+        kind: ModelErrorKind = "stream" if mid_stream else "connection"
+        where = "while streaming the response" if mid_stream else "before a response"
+        return ModelError(f"connection to {api} failed {where}: {exc!r}", kind=kind)
+    if isinstance(exc, openai.APIError):
+        # An error object inside an otherwise successful (200) stream.
+        message = exc.message
+        return ModelError(
+            f"{api} stream error ({exc.code or exc.type or 'unknown'}): {message}",
+            kind=kind_for_code(exc.code or exc.type, message),
+        )
+    return ModelError(f"{api} call failed: {exc!r}", kind="other")
+
+
+def _status_error(exc: openai.APIStatusError, api: str) -> ModelError:
+    status = exc.status_code
+    body: Any = exc.body
+    code = str(body.get("code") or "") if isinstance(body, dict) else ""
+    message = str(body.get("message") or exc.message) if isinstance(body, dict) else exc.message
+    kind: ModelErrorKind
+    if status == 429:
+        kind = "rate_limit"
+    elif status in (503, 529) or "overloaded" in code:
+        kind = "overloaded"
+    elif status == 408:
+        kind = "timeout"
+    elif status == 409 or status >= 500:
+        kind = "server"
+    elif status in (401, 403):
+        kind = "authentication"
+    elif status in (400, 413) and (
+        code == "context_length_exceeded" or is_context_overflow(message)
+    ):
+        kind = "context_window_exceeded"
+    elif status in (400, 404, 413, 422):
+        kind = "invalid_request"
+    else:
+        kind = "other"
+    return ModelError(
+        f"{api} error {status} ({code or 'unknown'}): {message}",
+        kind=kind,
+        status_code=status,
+        retry_after=retry_after_seconds(exc.response.headers),
+    )

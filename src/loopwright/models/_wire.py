@@ -1,0 +1,96 @@
+"""Helpers every HTTP provider shares: tool-argument parsing, Retry-After, client per loop."""
+
+from __future__ import annotations
+
+import asyncio
+import email.utils
+import json
+import time
+from collections.abc import Callable, Mapping
+from typing import Any, Generic, TypeVar
+
+from loopwright.messages import ToolUseBlock
+
+ClientT = TypeVar("ClientT")
+
+# Phrases providers use when the prompt does not fit; matched case-insensitively because
+# the wording (not the status code) is the only stable signal across servers.
+_CONTEXT_OVERFLOW_MARKERS = (
+    "prompt is too long",
+    "context_length_exceeded",
+    "context length",
+    "context window",
+    "maximum context",
+    "too many tokens",
+    "input is too long",
+)
+
+
+def tool_use_from_arguments(
+    call_id: str, name: str, raw: str, provider_data: dict[str, Any] | None = None
+) -> ToolUseBlock:
+    """A ToolUseBlock from the model's raw JSON; invalid JSON keeps the text in raw_input."""
+    if not raw.strip():
+        return ToolUseBlock(call_id, name, {}, provider_data=provider_data)
+    try:
+        parsed = json.loads(raw)
+    except json.JSONDecodeError:
+        return ToolUseBlock(call_id, name, {}, raw_input=raw, provider_data=provider_data)
+    if not isinstance(parsed, dict):
+        return ToolUseBlock(call_id, name, {}, raw_input=raw, provider_data=provider_data)
+    return ToolUseBlock(call_id, name, parsed, provider_data=provider_data)
+
+
+def tool_arguments_json(block: ToolUseBlock) -> str:
+    """The arguments to send back: the model's own text when it was not valid JSON."""
+    if block.raw_input is not None:
+        return block.raw_input
+    return json.dumps(block.input, ensure_ascii=False)
+
+
+def retry_after_seconds(headers: Mapping[str, str] | None) -> float | None:
+    """Seconds from ``retry-after-ms`` or ``retry-after`` (seconds or an HTTP date)."""
+    if headers is None:
+        return None
+    millis = headers.get("retry-after-ms")
+    if millis:
+        try:
+            return max(0.0, float(millis) / 1000)
+        except ValueError:
+            pass
+    value = headers.get("retry-after")
+    if not value:
+        return None
+    try:
+        return max(0.0, float(value))
+    except ValueError:
+        pass
+    parsed = email.utils.parsedate_tz(value)
+    if parsed is None:
+        return None
+    return max(0.0, email.utils.mktime_tz(parsed) - time.time())
+
+
+def is_context_overflow(message: str) -> bool:
+    lowered = message.lower()
+    return any(marker in lowered for marker in _CONTEXT_OVERFLOW_MARKERS)
+
+
+class ClientPerLoop(Generic[ClientT]):
+    """One SDK client per event loop.
+
+    Pooled connections belong to the loop that opened them; a provider object reused
+    across ``asyncio.run`` calls (``run_sync`` twice, test loops) must not reuse them.
+    """
+
+    def __init__(self, factory: Callable[[], ClientT]) -> None:
+        self._factory = factory
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._client: ClientT | None = None
+
+    def get(self) -> ClientT:
+        loop = asyncio.get_running_loop()
+        if self._client is None or self._loop is not loop:
+            self._client = self._factory()
+            self._loop = loop
+        return self._client

@@ -1,0 +1,319 @@
+"""Claude through the official ``anthropic`` SDK: streaming Messages API → ModelEvents.
+
+Retries are ours (``retry.py``), so the SDK client is built with ``max_retries=0``.
+Requests with a task budget go to the beta endpoint with the beta flag it needs; all
+others use the stable endpoint. Both stream the same event shapes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Mapping
+from typing import Any, cast
+
+import anthropic
+import httpx2
+
+from loopwright.errors import ModelError, ModelErrorKind
+from loopwright.messages import ContentBlock, TextBlock, ThinkingBlock, Usage
+from loopwright.models._anthropic_wire import PROVIDER, build_body, count_tokens_body
+from loopwright.models._wire import (
+    ClientPerLoop,
+    is_context_overflow,
+    retry_after_seconds,
+    tool_use_from_arguments,
+)
+from loopwright.models.base import (
+    ModelEvent,
+    ModelRequest,
+    ModelResponse,
+    TextDelta,
+    ThinkingDelta,
+    ToolCallStart,
+    ToolInputDelta,
+)
+
+_STOP_REASONS: dict[str, str] = {
+    "end_turn": "end_turn",
+    "tool_use": "tool_use",
+    "max_tokens": "max_tokens",
+    "pause_turn": "pause_turn",
+    "refusal": "refusal",
+    "stop_sequence": "stop_sequence",
+    "model_context_window_exceeded": "context_window_exceeded",
+}
+
+# Context windows by id prefix (longest match wins); the 5.x generation is 1M natively.
+_CONTEXT_WINDOWS: dict[str, int] = {
+    "claude-fable-5": 1_000_000,
+    "claude-mythos-5": 1_000_000,
+    "claude-opus-5": 1_000_000,
+    "claude-sonnet-5": 1_000_000,
+    "claude-haiku-5": 1_000_000,
+    "claude-": 200_000,
+}
+
+
+def context_window_for(model: str) -> int:
+    best = max((p for p in _CONTEXT_WINDOWS if model.startswith(p)), key=len, default=None)
+    return _CONTEXT_WINDOWS[best] if best else 200_000
+
+
+class AnthropicModel:
+    """A Claude model. ``name`` is the model id (used for pricing)."""
+
+    def __init__(
+        self,
+        model: str,
+        *,
+        api_key: str | None = None,
+        base_url: str | None = None,
+        timeout: float | None = 600.0,
+        max_retries: int = 0,
+        default_headers: Mapping[str, str] | None = None,
+        http_client: httpx2.AsyncClient | None = None,
+        context_window: int | None = None,
+    ) -> None:
+        self._model = model
+        self.context_window: int = context_window or context_window_for(model)
+
+        def make_client() -> anthropic.AsyncAnthropic:
+            return anthropic.AsyncAnthropic(
+                api_key=api_key,
+                base_url=base_url,
+                timeout=timeout,
+                max_retries=max_retries,
+                default_headers=default_headers,
+                http_client=http_client,
+            )
+
+        self._clients = ClientPerLoop(make_client)
+
+    @property
+    def name(self) -> str:
+        return self._model
+
+    def __repr__(self) -> str:
+        return f"AnthropicModel({self._model!r})"
+
+    async def stream(self, request: ModelRequest) -> AsyncIterator[ModelEvent]:
+        client = self._clients.get()
+        body, betas = build_body(request, self._model)
+        try:
+            if betas:
+                created: Any = await client.beta.messages.create(**body, betas=betas)
+            else:
+                created = await client.messages.create(**body)
+        except Exception as exc:
+            raise map_error(exc, mid_stream=False) from exc
+        events = cast(AsyncIterator[Any], created)
+        assembly = _Assembly(self._model)
+        try:
+            async for event in events:
+                delta = assembly.handle(event)
+                if delta is not None:
+                    yield delta
+        except ModelError:
+            raise
+        except Exception as exc:
+            raise map_error(exc, mid_stream=True) from exc
+        finally:
+            await created.close()
+        yield assembly.response()
+
+    async def count_tokens(self, request: ModelRequest) -> int:
+        client = self._clients.get()
+        try:
+            counted = await client.messages.count_tokens(**count_tokens_body(request, self._model))
+        except Exception as exc:
+            raise map_error(exc, mid_stream=False) from exc
+        return counted.input_tokens
+
+
+class _Assembly:
+    """Builds the final response from stream events, emitting provider-neutral deltas."""
+
+    def __init__(self, model: str) -> None:
+        self.model = model
+        self.message_id: str | None = None
+        self.blocks: dict[int, dict[str, Any]] = {}
+        self.tool_ordinal: dict[int, int] = {}
+        self.usage: dict[str, int] = {}
+        self.stop_reason: str | None = None
+        self.stop_sequence: str | None = None
+        self.finished = False
+
+    def handle(self, event: Any) -> ModelEvent | None:
+        kind: str = event.type
+        if kind == "content_block_delta":
+            return self._delta(event)
+        if kind == "content_block_start":
+            return self._start(event)
+        if kind == "message_start":
+            message = event.message
+            self.message_id = message.id
+            self.model = message.model or self.model
+            self._take_usage(message.usage)
+        elif kind == "message_delta":
+            self.stop_reason = event.delta.stop_reason
+            self.stop_sequence = event.delta.stop_sequence
+            self._take_usage(event.usage)
+        elif kind == "message_stop":
+            self.finished = True
+        return None
+
+    def _start(self, event: Any) -> ModelEvent | None:
+        block = event.content_block
+        index: int = event.index
+        match block.type:
+            case "text":
+                self.blocks[index] = {"type": "text", "text": [block.text]}
+            case "thinking":
+                self.blocks[index] = {
+                    "type": "thinking",
+                    "text": [block.thinking],
+                    "signature": block.signature or None,
+                }
+            case "redacted_thinking":
+                self.blocks[index] = {"type": "redacted_thinking", "data": block.data}
+            case "tool_use":
+                ordinal = len(self.tool_ordinal)
+                self.tool_ordinal[index] = ordinal
+                self.blocks[index] = {
+                    "type": "tool_use",
+                    "id": block.id,
+                    "name": block.name,
+                    "json": [],
+                }
+                return ToolCallStart(ordinal, block.id, block.name, raw=event.to_dict())
+            case _:
+                pass  # server-side tool blocks: not requested by loopwright, ignored
+        return None
+
+    def _delta(self, event: Any) -> ModelEvent | None:
+        block = self.blocks.get(event.index)
+        delta = event.delta
+        if block is None:
+            return None
+        match delta.type:
+            case "text_delta":
+                block["text"].append(delta.text)
+                return TextDelta(delta.text, raw=event.to_dict())
+            case "thinking_delta":
+                block["text"].append(delta.thinking)
+                return ThinkingDelta(delta.thinking, raw=event.to_dict())
+            case "signature_delta":
+                block["signature"] = delta.signature
+            case "input_json_delta":
+                block["json"].append(delta.partial_json)
+                ordinal = self.tool_ordinal[event.index]
+                return ToolInputDelta(ordinal, delta.partial_json, raw=event.to_dict())
+            case _:
+                pass
+        return None
+
+    def _take_usage(self, usage: Any) -> None:
+        # message_delta usage is cumulative; a None field means "unchanged".
+        for field in (
+            "input_tokens",
+            "output_tokens",
+            "cache_read_input_tokens",
+            "cache_creation_input_tokens",
+        ):
+            value = getattr(usage, field, None)
+            if value is not None:
+                self.usage[field] = int(value)
+
+    def response(self) -> ModelResponse:
+        if not self.finished:
+            raise ModelError(
+                "the Anthropic stream ended before message_stop (connection cut mid-response)",
+                kind="stream",
+            )
+        content: list[ContentBlock] = []
+        for index in sorted(self.blocks):
+            block = _finish_block(self.blocks[index])
+            if block is not None:
+                content.append(block)
+        stop = _STOP_REASONS.get(self.stop_reason or "", self.stop_reason)
+        provider_data: dict[str, Any] = {"provider": PROVIDER}
+        if self.stop_reason is not None:
+            provider_data["stop_reason"] = self.stop_reason
+        if self.stop_sequence is not None:
+            provider_data["stop_sequence"] = self.stop_sequence
+        return ModelResponse(
+            content=content,
+            usage=Usage(**self.usage),
+            stop_reason=stop,
+            model=self.model,
+            message_id=self.message_id,
+            provider_data=provider_data,
+        )
+
+
+def _finish_block(block: dict[str, Any]) -> ContentBlock | None:
+    match block["type"]:
+        case "text":
+            return TextBlock("".join(block["text"]))
+        case "thinking":
+            return ThinkingBlock(
+                "".join(block["text"]), block["signature"], provider_data={"provider": PROVIDER}
+            )
+        case "redacted_thinking":
+            return ThinkingBlock(
+                "", None, provider_data={"provider": PROVIDER, "redacted_data": block["data"]}
+            )
+        case "tool_use":
+            return tool_use_from_arguments(block["id"], block["name"], "".join(block["json"]))
+        case _:
+            return None
+
+
+def map_error(exc: BaseException, *, mid_stream: bool) -> ModelError:
+    """An SDK or transport exception as a ModelError with the kind retry.py acts on."""
+    if isinstance(exc, ModelError):
+        return exc
+    if isinstance(exc, anthropic.APIStatusError):
+        return _status_error(exc)
+    if isinstance(exc, anthropic.APITimeoutError | httpx2.TimeoutException):
+        return ModelError(f"Anthropic request timed out: {exc}", kind="timeout")
+    if isinstance(exc, anthropic.APIConnectionError | httpx2.TransportError):
+        kind: ModelErrorKind = "stream" if mid_stream else "connection"
+        where = "while streaming the response" if mid_stream else "before a response"
+        return ModelError(f"connection to Anthropic failed {where}: {exc!r}", kind=kind)
+    return ModelError(f"Anthropic call failed: {exc!r}", kind="other")
+
+
+def _status_error(exc: anthropic.APIStatusError) -> ModelError:
+    status = exc.status_code
+    error_type = exc.type or ""
+    message = exc.api_message or str(exc)
+    retry_after = retry_after_seconds(exc.response.headers)
+    kind: ModelErrorKind
+    if status < 400:
+        # An ``error`` SSE event after a 200: the SDK reports the stream's status code.
+        kind = "overloaded" if error_type == "overloaded_error" else "stream"
+        if error_type == "rate_limit_error":
+            kind = "rate_limit"
+        return ModelError(f"Anthropic stream error ({error_type}): {message}", kind=kind)
+    if status == 429:
+        kind = "rate_limit"
+    elif status == 529 or error_type == "overloaded_error":
+        kind = "overloaded"
+    elif status == 408:
+        kind = "timeout"
+    elif status == 409 or status >= 500:
+        kind = "server"
+    elif status in (401, 403):
+        kind = "authentication"
+    elif status in (400, 413) and is_context_overflow(message):
+        kind = "context_window_exceeded"
+    elif status in (400, 404, 413, 422):
+        kind = "invalid_request"
+    else:
+        kind = "other"
+    return ModelError(
+        f"Anthropic API error {status} ({error_type or 'unknown'}): {message}",
+        kind=kind,
+        status_code=status,
+        retry_after=retry_after,
+    )

@@ -1,0 +1,150 @@
+"""Model strings → Model objects, with defaults from the environment.
+
+Accepted forms::
+
+    anthropic:<id>           Claude (ANTHROPIC_API_KEY; ANTHROPIC_BASE_URL optional)
+    openai:<id>              OpenAI Responses API (OPENAI_API_KEY; OPENAI_BASE_URL optional)
+    openai-chat:<id>         Chat Completions: OpenAI or any compatible server
+    openai-chat:<id>?base_url=http://localhost:11434/v1&api_key_env=OLLAMA_KEY
+    scripted:<file>          a YAML/JSON script played offline (ScriptedModel)
+    sonnet | opus | haiku    current Claude models (ANTHROPIC_DEFAULT_<FAMILY>_MODEL overrides)
+    claude-…                 bare ids: claude-* → anthropic, gpt-* / o1 / o3 / o4 → openai
+
+For ``openai-chat`` the base URL comes from ``?base_url=`` or OPENAI_BASE_URL, and the key
+from the variable named by ``?api_key_env=`` or OPENAI_API_KEY; a local server (any base
+URL) needs no key. Provider SDKs are imported only when a provider is chosen.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from urllib.parse import parse_qs
+
+from loopwright.errors import ConfigurationError
+from loopwright.models.base import Model
+
+ALIASES: dict[str, str] = {
+    "opus": "claude-opus-5-5",
+    "sonnet": "claude-sonnet-5-5",
+    "haiku": "claude-haiku-5-5",
+}
+DEFAULT_ANTHROPIC_MODEL = ALIASES["sonnet"]
+DEFAULT_OPENAI_MODEL = "gpt-5.5"
+_OPENAI_PREFIXES = ("gpt-", "o1", "o3", "o4", "chatgpt-", "codex-")
+
+
+def describe_missing_model() -> str:
+    """What to set when no model is configured (shown by the CLI as-is)."""
+    return (
+        "No model is configured. Set one of:\n"
+        "  ANTHROPIC_API_KEY   to use Claude (default model "
+        f"{DEFAULT_ANTHROPIC_MODEL})\n"
+        f"  OPENAI_API_KEY      to use OpenAI (default model {DEFAULT_OPENAI_MODEL})\n"
+        "  LOOPWRIGHT_MODEL    to pick a model, e.g. anthropic:claude-opus-5-5, openai:gpt-5.5,\n"
+        "                      or openai-chat:llama3.1?base_url=http://localhost:11434/v1\n"
+        "or pass --model. To run offline without any key, use --model scripted:FILE "
+        "(a YAML/JSON script of responses)."
+    )
+
+
+def resolve_model(spec: str | Model | None, *, env: Mapping[str, str] | None = None) -> Model:
+    """The Model for ``spec``; ``None`` picks from LOOPWRIGHT_MODEL, then the API keys set."""
+    environment: Mapping[str, str] = os.environ if env is None else env
+    if spec is None:
+        configured = environment.get("LOOPWRIGHT_MODEL", "").strip()
+        if configured:
+            return resolve_model(configured, env=environment)
+        if environment.get("ANTHROPIC_API_KEY"):
+            return _anthropic(DEFAULT_ANTHROPIC_MODEL, environment)
+        if environment.get("OPENAI_API_KEY"):
+            return _openai(DEFAULT_OPENAI_MODEL, environment)
+        raise ConfigurationError(describe_missing_model())
+    if not isinstance(spec, str):
+        return spec
+    text = spec.strip()
+    if not text:
+        raise ConfigurationError("the model string is empty; " + _FORMS)
+    provider, sep, rest = text.partition(":")
+    if sep and provider in _PROVIDERS:
+        if not rest:
+            raise ConfigurationError(f"model string {spec!r} names no model after '{provider}:'")
+        return _PROVIDERS[provider](rest, environment)
+    bare = _alias(text, environment)
+    if bare.startswith("claude-"):
+        return _anthropic(bare, environment)
+    if bare.startswith(_OPENAI_PREFIXES):
+        return _openai(bare, environment)
+    raise ConfigurationError(f"cannot tell which provider serves model {spec!r}; " + _FORMS)
+
+
+_FORMS = (
+    "use anthropic:<id>, openai:<id>, openai-chat:<id>[?base_url=URL], scripted:<file>, "
+    "or an alias (sonnet, opus, haiku)"
+)
+
+
+def _alias(name: str, env: Mapping[str, str]) -> str:
+    if name in ALIASES:
+        override = env.get(f"ANTHROPIC_DEFAULT_{name.upper()}_MODEL", "").strip()
+        return override or ALIASES[name]
+    return name
+
+
+def _anthropic(model: str, env: Mapping[str, str]) -> Model:
+    from loopwright.models.anthropic import AnthropicModel
+
+    return AnthropicModel(
+        _alias(model, env),
+        api_key=env.get("ANTHROPIC_API_KEY") or None,
+        base_url=env.get("ANTHROPIC_BASE_URL") or None,
+    )
+
+
+def _openai(model: str, env: Mapping[str, str]) -> Model:
+    from loopwright.models.openai_responses import OpenAIResponsesModel
+
+    key = env.get("OPENAI_API_KEY")
+    if not key:
+        raise ConfigurationError(
+            f"openai:{model} needs OPENAI_API_KEY; set it, or choose another model "
+            "(--model scripted:FILE runs offline)"
+        )
+    return OpenAIResponsesModel(model, api_key=key, base_url=env.get("OPENAI_BASE_URL") or None)
+
+
+def _openai_chat(rest: str, env: Mapping[str, str]) -> Model:
+    from loopwright.models.openai_chat import OpenAIChatModel
+
+    model, _, query = rest.partition("?")
+    options = {k: v[-1] for k, v in parse_qs(query).items()}
+    unknown = set(options) - {"base_url", "api_key_env"}
+    if unknown:
+        raise ConfigurationError(
+            f"unknown option(s) {sorted(unknown)} in openai-chat:{rest}; "
+            "supported: base_url, api_key_env"
+        )
+    base_url = options.get("base_url") or env.get("OPENAI_BASE_URL") or None
+    key_variable = options.get("api_key_env", "OPENAI_API_KEY")
+    key = env.get(key_variable) or None
+    if key is None and base_url is None:
+        raise ConfigurationError(
+            f"openai-chat:{model} needs {key_variable} for api.openai.com, or a base_url for a "
+            "compatible server (openai-chat:<id>?base_url=http://localhost:11434/v1 or "
+            "OPENAI_BASE_URL)"
+        )
+    return OpenAIChatModel(model, api_key=key, base_url=base_url)
+
+
+def _scripted(path: str, env: Mapping[str, str]) -> Model:
+    from loopwright.models.scripted import ScriptedModel
+
+    return ScriptedModel.from_file(path)
+
+
+_PROVIDERS = {
+    "anthropic": _anthropic,
+    "openai": _openai,
+    "openai-chat": _openai_chat,
+    "scripted": _scripted,
+}
