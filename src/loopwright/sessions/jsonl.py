@@ -131,7 +131,7 @@ class JSONLStore:
             path = self.projects_dir / project / f"{session_id}.jsonl"
             path.parent.mkdir(parents=True, exist_ok=True)
             self._paths[session_id] = path
-        fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+        fd = os.open(path, os.O_RDWR | os.O_APPEND | os.O_CREAT, 0o600)
         _cut_torn_tail(fd, path)
         self._fds[session_id] = fd
         while len(self._fds) > self._max_open:

@@ -102,7 +102,7 @@ class RestoredSession:
 
 
 def chain(entries: Sequence[Entry], resume_at: str | None = None) -> list[Entry]:
-    """The message/state/compact entries from the root (or last compaction) to the leaf."""
+    """The message/state/compact entries from the root to the leaf (or ``resume_at``)."""
     by_uuid: dict[str, Entry] = {}
     last: Entry | None = None
     for entry in entries:
@@ -121,7 +121,7 @@ def chain(entries: Sequence[Entry], resume_at: str | None = None) -> list[Entry]
     while last is not None and last.uuid not in seen:
         path.append(last)
         seen.add(last.uuid)
-        if last.kind == "compact" or last.parent_uuid is None:
+        if last.parent_uuid is None:
             break
         last = by_uuid.get(last.parent_uuid)
     path.reverse()
