@@ -116,6 +116,9 @@ def _compile_rest(rest: str, root: str, is_allow: bool) -> re.Pattern[str]:
 
 
 def _segments_regex(segments: list[str]) -> str:
+    if len(segments) > 1 and segments[-1] == "**":
+        # ``dir/**`` also names ``dir`` itself: a Grep over the directory reads its files.
+        return _segments_regex(segments[:-1]) + r"(?:/.*)?"
     out: list[str] = []
     for index, segment in enumerate(segments):
         last = index == len(segments) - 1

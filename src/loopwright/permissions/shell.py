@@ -236,12 +236,18 @@ def _check_heredoc(node: Any, words: list[str], out: _Collector, depth: int) -> 
     if not heredocs or not words or os.path.basename(words[0]) not in _INTERPRETERS:
         return
     out.unsafe.append("a heredoc fed to a shell or interpreter")
-    for redirect in heredocs:
-        body = getattr(getattr(redirect, "heredoc", None), "value", "") or ""
+    _heredoc_deny_texts(node, out, depth)
+
+
+def _heredoc_deny_texts(node: Any, out: _Collector, depth: int = 0) -> None:
+    """A heredoc that a shell reads is a script: deny rules apply to its lines too."""
+    for part in node.parts:
+        if part.kind != "redirect" or part.type not in ("<<", "<<-"):
+            continue
+        body = getattr(getattr(part, "heredoc", None), "value", "") or ""
         if depth < 3 and body:
-            out.deny_texts.extend(
-                analyze(body, out.cwd, out.working_dirs, depth=depth + 1).deny_texts
-            )
+            inner = analyze(body, out.cwd, out.working_dirs, depth=depth + 1)
+            out.deny_texts.extend(inner.deny_texts)
 
 
 def _add_command(words: list[str], assignments: list[str], out: _Collector, depth: int) -> None:
@@ -338,6 +344,9 @@ def _check_command(words: list[str], out: _Collector, depth: int) -> None:
     name = os.path.basename(words[0])
     if name in _ALWAYS_UNSAFE:
         out.unsafe.append(f"'{name}' runs text as code")
+        if name == "eval" and depth < 3:
+            inner = analyze(" ".join(words[1:]), out.cwd, out.working_dirs, depth=depth + 1)
+            out.deny_texts.extend(inner.deny_texts)
     if any(ch in words[0] for ch in "*?["):
         out.unsafe.append("a glob in the command name")
     if name == "find" and any(arg in _FIND_EXEC for arg in words[1:]):
@@ -418,6 +427,8 @@ def _check_heredoc_into_interpreter(node: Any, out: _Collector) -> None:
     names = {os.path.basename(w.word) for c in commands for w in c.parts[:1] if w.kind == "word"}
     if has_heredoc and names & _INTERPRETERS:
         out.unsafe.append("a heredoc fed to a shell or interpreter")
+        for command in commands:
+            _heredoc_deny_texts(command, out)
 
 
 def _quote(word: str) -> str:

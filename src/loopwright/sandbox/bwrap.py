@@ -44,6 +44,9 @@ DEFAULT_MASKED_PATHS: tuple[str, ...] = (
 _SECRET_NAME = re.compile(r"KEY|SECRET|TOKEN|PASSWORD|PASSWD|CREDENTIAL", re.IGNORECASE)
 _PROXY_PORT = 3128
 _RELAY = Path(__file__).with_name("relay.py")
+# The Bash tool records the shell's final cwd in this file; its directory (the session's
+# own output dir) must stay writable or the persistent cwd would be lost in the sandbox.
+_CWD_FILE_ENV = "LOOPWRIGHT_CWD_FILE"
 
 
 @dataclass(frozen=True, slots=True)
@@ -125,9 +128,10 @@ class BwrapSandbox:
             relay = [sys.executable, "-I", str(_RELAY), str(self.socket_path), str(_PROXY_PORT)]
             command = [*relay, "--", *command]
         clean_env["TMPDIR"] = "/tmp"
-        return [*self.bwrap_args(cwd), "--", *command], clean_env
+        extra = [Path(env[_CWD_FILE_ENV]).parent] if env.get(_CWD_FILE_ENV) else []
+        return [*self.bwrap_args(cwd, extra), "--", *command], clean_env
 
-    def bwrap_args(self, cwd: str) -> list[str]:
+    def bwrap_args(self, cwd: str, extra_writable: Sequence[Path] = ()) -> list[str]:
         args = [
             self.bwrap,
             "--die-with-parent",
@@ -146,7 +150,7 @@ class BwrapSandbox:
             "--tmpfs",
             "/tmp",
         ]
-        for path in self._writable():
+        for path in [*self._writable(), *(p for p in extra_writable if p.is_dir())]:
             args += ["--bind", str(path), str(path)]
         if self.settings.allowed_domains:
             args += ["--bind", str(self._runtime), str(self._runtime)]
