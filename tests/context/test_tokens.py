@@ -8,6 +8,7 @@ from loopwright.context import ContextMeter, context_window, estimate_tokens
 from loopwright.context.tokens import estimate_text_tokens, register_context_window
 from loopwright.messages import (
     AssistantMessage,
+    ConversationMessage,
     TextBlock,
     ToolResultBlock,
     ToolUseBlock,
@@ -43,8 +44,9 @@ def test_tool_calls_and_results_count() -> None:
 
 def test_meter_uses_the_providers_count_plus_estimates_of_later_messages() -> None:
     meter = ContextMeter(window=10_000)
-    history = [UserMessage("task"), AssistantMessage([TextBlock("ok")], usage=Usage(900, 100))]
-    meter.record(history[-1].usage, history)
+    reply = AssistantMessage([TextBlock("ok")], usage=Usage(900, 100))
+    history: list[ConversationMessage] = [UserMessage("task"), reply]
+    meter.record(reply.usage, history)
     assert meter.count(history).tokens == 1000 and meter.count(history).estimated == 0
     history.append(UserMessage("z" * 400))
     counted = meter.count(history)
@@ -54,8 +56,8 @@ def test_meter_uses_the_providers_count_plus_estimates_of_later_messages() -> No
 
 def test_meter_estimates_everything_when_the_history_was_rewritten() -> None:
     meter = ContextMeter(window=10_000)
-    history = [UserMessage("task"), AssistantMessage([TextBlock("ok")], usage=Usage(5000, 10))]
-    meter.record(history[-1].usage, history)
+    reply = AssistantMessage([TextBlock("ok")], usage=Usage(5000, 10))
+    meter.record(reply.usage, [UserMessage("task"), reply])
     compacted = [UserMessage("task"), UserMessage("summary")]
     assert meter.count(compacted).measured == 0
     assert meter.count(compacted).tokens == estimate_tokens(compacted)
