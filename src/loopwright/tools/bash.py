@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import shutil
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -64,13 +65,23 @@ BASH_SCHEMA: dict[str, Any] = {
 }
 
 
+@dataclass(frozen=True, slots=True)
+class OutputDirectory:
+    """The session's temp directory for command output; removed when the session ends."""
+
+    path: Path
+
+    async def aclose(self) -> None:
+        await asyncio.to_thread(shutil.rmtree, self.path, True)
+
+
 def output_directory(ctx: ToolContext) -> Path:
-    """A per-session temp directory for command output files (kept while the process lives)."""
+    """A per-session temp directory for command output files (kept until the session ends)."""
     existing = ctx.state.resources.get("bash_output_dir")
-    if isinstance(existing, Path) and existing.is_dir():
-        return existing
+    if isinstance(existing, OutputDirectory) and existing.path.is_dir():
+        return existing.path
     created = Path(tempfile.mkdtemp(prefix="loopwright-bash-"))
-    ctx.state.resources["bash_output_dir"] = created
+    ctx.state.resources["bash_output_dir"] = OutputDirectory(created)
     return created
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from loopwright.errors import ConfigurationError
+from loopwright.tools.ask_user import AskUserQuestionTool
 from loopwright.tools.base import Tool
 from loopwright.tools.bash import BashTool
 from loopwright.tools.bash_background import BashOutputTool, KillShellTool
@@ -12,6 +13,9 @@ from loopwright.tools.edit import EditTool
 from loopwright.tools.glob import GlobTool
 from loopwright.tools.grep import GrepTool
 from loopwright.tools.read import ReadTool
+from loopwright.tools.todo import TodoWriteTool
+from loopwright.tools.web_fetch import WebFetchTool
+from loopwright.tools.web_search import WebSearchTool
 from loopwright.tools.write import WriteTool
 
 _FACTORIES: dict[str, Callable[[], Tool]] = {
@@ -23,6 +27,10 @@ _FACTORIES: dict[str, Callable[[], Tool]] = {
     "Bash": BashTool,
     "BashOutput": BashOutputTool,
     "KillShell": KillShellTool,
+    "WebFetch": WebFetchTool,
+    "WebSearch": WebSearchTool,
+    "TodoWrite": TodoWriteTool,
+    "AskUserQuestion": AskUserQuestionTool,
 }
 
 # The order the model sees them in.

@@ -5,7 +5,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import functools
-import importlib.metadata
 import shutil
 import sys
 from dataclasses import dataclass
@@ -20,6 +19,8 @@ def ripgrep_binary() -> str | None:
 
     PATH is the last resort so an unrelated or older rg on the machine is not picked up.
     """
+    import importlib.metadata  # deferred: ~12 ms, needed once per process
+
     try:
         distribution = importlib.metadata.distribution("ripgrep")
         for entry in distribution.files or []:
