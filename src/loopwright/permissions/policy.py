@@ -26,6 +26,7 @@ from loopwright.permissions.matching import (
     restrictive_match,
 )
 from loopwright.permissions.rules import PermissionRule, RuleSet
+from loopwright.permissions.shell import SimpleCommand
 
 PermissionMode: TypeAlias = Literal[
     "default", "acceptEdits", "plan", "dontAsk", "bypassPermissions"
@@ -161,7 +162,7 @@ class PermissionPolicy:
                     command, facts.cwd, facts.home, facts.working_dirs, every_arg=True
                 ):
                     return False
-            elif not self._builtin_shell_ok(command, facts):
+            elif not self._builtin_shell_ok(command, facts, redirects_ok=True):
                 return False
         return True
 
@@ -193,7 +194,14 @@ class PermissionPolicy:
                 return None
         return Verdict("allow", "every subcommand is allowed")
 
-    def _builtin_shell_ok(self, command: Any, facts: CallFacts) -> bool:
+    def _builtin_shell_ok(
+        self, command: SimpleCommand, facts: CallFacts, *, redirects_ok: bool = False
+    ) -> bool:
+        """Read-only commands on paths inside the working dirs need no rule — unless the
+        line redirects output into a file, which is a write (acceptEdits accepts it)."""
+        assert facts.shell is not None
+        if facts.shell.redirect_targets and not redirects_ok:
+            return False
         return is_read_only(command) and args_inside(
             command, facts.cwd, facts.home, facts.working_dirs, every_arg=False
         )
