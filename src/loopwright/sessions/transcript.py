@@ -143,7 +143,13 @@ class _Totals:
         self.cost = None if cost is None or self.cost is None else self.cost + cost
         self.turns += int(tool_turn)
         bucket = self.model_usage.setdefault(model, {"cost_usd": 0.0})
-        for key, value in usage.to_dict().items():
+        # Field by field, not usage.to_dict(): this runs once per message of a resume.
+        for key, value in (
+            ("input_tokens", usage.input_tokens),
+            ("output_tokens", usage.output_tokens),
+            ("cache_read_input_tokens", usage.cache_read_input_tokens),
+            ("cache_creation_input_tokens", usage.cache_creation_input_tokens),
+        ):
             bucket[key] = int(bucket.get(key, 0)) + value
         previous = bucket.get("cost_usd")
         bucket["cost_usd"] = None if cost is None or previous is None else previous + cost
