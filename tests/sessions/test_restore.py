@@ -25,7 +25,7 @@ from loopwright.sessions import (
     repair_pairing,
     restore,
 )
-from loopwright.tools.base import FileRecord
+from loopwright.tools.base import FileRecord, SessionState
 
 
 def _call(call_id: str, text: str = "") -> AssistantMessage:
@@ -198,3 +198,17 @@ async def test_subagent_messages_stay_out_of_the_conversation(store: JSONLStore)
     restored = restore(await store.load("s"))
     assert inner not in restored.messages and len(restored.messages) == 3
     assert restored.usage == Usage(7, 3)  # the subagent's usage still counts
+
+
+def test_snapshot_captures_and_applies_live_session_state(tmp_path: Path) -> None:
+    live = SessionState(cwd=tmp_path)
+    live.todos.append({"content": "a", "status": "pending"})
+    live.read_files["/x"] = FileRecord(1, 2, True)
+    snapshot = StateSnapshot.capture(
+        live, usage=Usage(1, 2), total_cost_usd=None, model_usage={}, num_turns=3
+    )
+    live.todos.clear()  # the snapshot is a copy
+    fresh = SessionState(cwd=tmp_path)
+    StateSnapshot.from_payload(snapshot.to_payload()).apply_to(fresh)
+    assert fresh.todos == [{"content": "a", "status": "pending"}]
+    assert fresh.read_files == {"/x": FileRecord(1, 2, True)}

@@ -19,6 +19,7 @@ file and line; ``"skip"`` leaves it out and reports it as a ``load_warning``.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import json
 import logging
 import os
@@ -34,6 +35,7 @@ from loopwright.sessions.base import (
     SessionError,
     SessionInfo,
     TranscriptCorruptError,
+    first_prompt_text,
     loopwright_home,
     newest_first,
     project_key,
@@ -171,8 +173,7 @@ class JSONLStore:
         infos: list[SessionInfo] = []
         for directory in dirs:
             for file in directory.glob("*.jsonl") if directory.is_dir() else []:
-                entries = read_transcript(file, "skip")
-                infos.append(summarise_entries(file.stem, directory.name, entries))
+                infos.append(summarise_file(file))
         return newest_first(infos)
 
     def _project_dirs(self) -> list[Path]:
@@ -245,3 +246,40 @@ def read_transcript(path: Path, corrupt_lines: CorruptLinePolicy = "error") -> E
         logger.warning("%s", warning)
         entries.append(meta_entry(session_id, load_warning=warning))
     return entries
+
+
+_OWN_PREFIX = b'{"v":1,"kind":"'
+_META_PREFIX = b'{"v":1,"kind":"meta"'
+_USER_MARK = b'"type":"user"'
+
+
+def _parse(line: bytes) -> Entry | None:
+    try:
+        return Entry.from_dict(json.loads(line))
+    except (ValueError, EntryFormatError):
+        return None
+
+
+def summarise_file(path: Path) -> SessionInfo:
+    """A listing row without parsing every message: only meta lines, the first prompt and
+    the first and last lines are decoded (lines we wrote start with a fixed prefix)."""
+    lines = [line for line in path.read_bytes().split(b"\n") if line.strip()]
+    picked: list[Entry] = []
+    prompt_found = False
+    for line in lines:
+        own = line.startswith(_OWN_PREFIX)
+        wanted = not own or line.startswith(_META_PREFIX)
+        if not prompt_found and (not own or _USER_MARK in line):
+            wanted = True
+        entry = _parse(line) if wanted else None
+        if entry is None:
+            continue
+        if entry.kind == "message" and first_prompt_text(entry.payload) is not None:
+            prompt_found = True
+            picked.append(entry)
+        elif entry.kind == "meta":
+            picked.append(entry)
+    ends = [e for e in (_parse(lines[0]), _parse(lines[-1])) if e is not None] if lines else []
+    count = len(lines) - (1 if lines and _parse(lines[-1]) is None else 0)
+    info = summarise_entries(path.stem, path.parent.name, [*ends[:1], *picked, *ends[1:]])
+    return dataclasses.replace(info, entry_count=count)

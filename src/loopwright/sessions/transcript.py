@@ -24,7 +24,7 @@ from loopwright.messages import (
 from loopwright.sessions.base import SessionError
 from loopwright.sessions.entries import Entry
 from loopwright.sessions.repair import repair_pairing
-from loopwright.tools.base import FileRecord
+from loopwright.tools.base import FileRecord, SessionState
 
 
 @dataclass(frozen=True, slots=True)
@@ -37,6 +37,36 @@ class StateSnapshot:
     total_cost_usd: float | None = 0.0
     model_usage: dict[str, dict[str, Any]] = field(default_factory=dict[str, dict[str, Any]])
     num_turns: int = 0
+
+    @classmethod
+    def capture(
+        cls,
+        state: SessionState,
+        *,
+        usage: Usage,
+        total_cost_usd: float | None,
+        model_usage: dict[str, dict[str, Any]],
+        num_turns: int,
+    ) -> StateSnapshot:
+        """A snapshot of the tools' shared state and the running totals (copied, not shared)."""
+        return cls(
+            todos=[dict(todo) for todo in state.todos],
+            read_files={
+                path: FileRecord(r.mtime_ns, r.size, r.partial)
+                for path, r in state.read_files.items()
+            },
+            usage=usage,
+            total_cost_usd=total_cost_usd,
+            model_usage={name: dict(values) for name, values in model_usage.items()},
+            num_turns=num_turns,
+        )
+
+    def apply_to(self, state: SessionState) -> None:
+        """Put the restored todos and read-file records back into a live session state."""
+        state.todos = [dict(todo) for todo in self.todos]
+        state.read_files = {
+            path: FileRecord(r.mtime_ns, r.size, r.partial) for path, r in self.read_files.items()
+        }
 
     def to_payload(self) -> dict[str, Any]:
         return {
