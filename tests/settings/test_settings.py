@@ -1,0 +1,226 @@
+"""Settings sources: file precedence, merged lists, anchors, errors, memory files."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from loopwright.errors import SettingsError
+from loopwright.permissions import PermissionPolicy
+from loopwright.settings import find_project_root, load_settings
+
+
+@pytest.fixture
+def home(tmp_path: Path) -> Path:
+    path = tmp_path / "home"
+    path.mkdir()
+    return path
+
+
+@pytest.fixture
+def root(tmp_path: Path) -> Path:
+    path = tmp_path / "repo"
+    (path / ".git").mkdir(parents=True)
+    (path / "pkg" / "mod").mkdir(parents=True)
+    return path
+
+
+def write(path: Path, data: Any) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(data if isinstance(data, str) else json.dumps(data))
+    return path
+
+
+def test_scalars_follow_local_over_project_over_user(root: Path, home: Path) -> None:
+    write(
+        home / ".claude/settings.json",
+        {"permissions": {"defaultMode": "plan"}, "env": {"A": "user", "B": "user", "C": "user"}},
+    )
+    write(
+        root / ".claude/settings.json",
+        {"permissions": {"defaultMode": "acceptEdits"}, "env": {"A": "project", "B": "project"}},
+    )
+    write(root / ".claude/settings.local.json", {"env": {"A": "local"}})
+    settings = load_settings(root, home=home)
+    assert settings.default_mode == "acceptEdits"
+    assert settings.env == {"A": "local", "B": "project", "C": "user"}
+
+
+def test_loopwright_dir_overrides_claude_dir_at_the_same_level(root: Path, home: Path) -> None:
+    write(root / ".claude/settings.json", {"permissions": {"defaultMode": "plan"}})
+    write(root / ".loopwright/settings.json", {"permissions": {"defaultMode": "dontAsk"}})
+    assert load_settings(root, home=home).default_mode == "dontAsk"
+
+
+def test_rule_lists_concatenate_and_any_deny_wins(root: Path, home: Path) -> None:
+    write(home / ".claude/settings.json", {"permissions": {"deny": ["Bash(curl *)"]}})
+    write(root / ".claude/settings.json", {"permissions": {"allow": ["Bash(curl *)", "Bash(ls)"]}})
+    write(root / ".loopwright/settings.local.json", {"permissions": {"ask": ["Bash(git *)"]}})
+    settings = load_settings(root, home=home)
+    assert [r.text for r in settings.rules.allow] == ["Bash(curl *)", "Bash(ls)"]
+    assert [r.text for r in settings.rules.deny] == ["Bash(curl *)"]
+    assert [r.text for r in settings.rules.ask] == ["Bash(git *)"]
+    policy = PermissionPolicy(settings.rules, working_dirs=(root,), home=home)
+    assert policy.evaluate("Bash", {"command": "curl x"}, root).behavior == "deny"
+
+
+def test_slash_rules_anchor_at_their_source(root: Path, home: Path) -> None:
+    write(home / ".claude/settings.json", {"permissions": {"deny": ["Read(/secrets/**)"]}})
+    write(root / ".claude/settings.json", {"permissions": {"deny": ["Edit(/docs/**)"]}})
+    settings = load_settings(root / "pkg", home=home)
+    policy = PermissionPolicy(settings.rules, working_dirs=(root,), home=home)
+    cwd = root / "pkg"
+    assert policy.evaluate("Edit", {"file_path": str(root / "docs/a.md")}, cwd).behavior == "deny"
+    project_secret = {"file_path": str(root / "secrets/k")}
+    assert policy.evaluate("Read", project_secret, cwd).behavior == "allow"
+    user_secret = {"file_path": str(home / ".claude/secrets/k")}
+    assert policy.evaluate("Read", user_secret, cwd).behavior == "deny"
+
+
+def test_sources_can_be_limited(root: Path, home: Path) -> None:
+    write(home / ".claude/settings.json", {"env": {"FROM": "user"}})
+    write(root / ".claude/settings.json", {"env": {"FROM": "project"}})
+    assert load_settings(root, ("user",), home=home).env == {"FROM": "user"}
+    assert load_settings(root, (), home=home).env == {}
+
+
+def test_additional_directories_resolve_against_the_project_root(root: Path, home: Path) -> None:
+    write(
+        root / ".claude/settings.json",
+        {"permissions": {"additionalDirectories": ["../shared", "/opt/data"]}},
+    )
+    settings = load_settings(root / "pkg", home=home)
+    assert settings.additional_directories == (
+        (root.parent / "shared").resolve(),
+        Path("/opt/data"),
+    )
+
+
+def test_command_hooks_become_matchers(root: Path, home: Path) -> None:
+    write(
+        root / ".claude/settings.json",
+        {
+            "hooks": {
+                "PostToolUse": [
+                    {
+                        "matcher": "Edit|Write",
+                        "hooks": [{"type": "command", "command": "fmt.sh", "timeout": 30}],
+                    }
+                ]
+            }
+        },
+    )
+    hooks = load_settings(root, home=home).hooks
+    [matcher] = hooks["PostToolUse"]
+    assert matcher.matcher == "Edit|Write"
+    hook: Any = matcher.hooks[0]
+    assert (hook.command, hook.timeout, hook.project_dir) == ("fmt.sh", 30.0, root)
+
+
+def test_project_root_is_the_nearest_git_ancestor(root: Path, tmp_path: Path) -> None:
+    assert find_project_root(root / "pkg" / "mod") == root
+    lonely = tmp_path / "lonely"
+    lonely.mkdir()
+    assert find_project_root(lonely) == lonely
+
+
+def test_settings_from_the_project_root_apply_in_subdirectories(root: Path, home: Path) -> None:
+    write(root / ".claude/settings.json", {"env": {"X": "1"}})
+    assert load_settings(root / "pkg" / "mod", home=home).env == {"X": "1"}
+
+
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [
+        ('{"permissions": {"allow": [}', r"not valid JSON: Expecting value at line 1, column 28"),
+        ('{\n  "env": {"A": "1",}\n}', r"line 2, column 20"),
+        ("[1, 2]", "must contain a JSON object at the top level, not list"),
+        ('{"permissions": []}', "'permissions' must be an object"),
+        ('{"permissions": {"allow": "Bash"}}', "permissions.allow must be a list of strings"),
+        ('{"permissions": {"deny": ["Bash(rm *"]}}', "not of the form Tool or Tool"),
+        ('{"permissions": {"defaultMode": "yolo"}}', "defaultMode 'yolo' is not one of"),
+        ('{"hooks": {"PreToolUsage": []}}', "unknown hook event 'PreToolUsage'"),
+        ('{"hooks": {"Stop": [{"hooks": [{"type": "http"}]}]}}', "only 'command' hooks"),
+        ('{"hooks": {"Stop": [{"hooks": [{"command": "x", "timeout": -1}]}]}}', "positive"),
+        ('{"env": {"A": {"nested": 1}}}', "env.A must be a string"),
+        ('{"permissions": {"allow": ["WebFetch(example.com)"]}}', "domain:"),
+    ],
+)
+def test_broken_settings_name_the_file_and_the_problem(
+    root: Path, home: Path, content: str, message: str
+) -> None:
+    path = write(root / ".claude/settings.local.json", content)
+    with pytest.raises(SettingsError, match=message) as caught:
+        load_settings(root, home=home)
+    assert str(path) in str(caught.value)
+
+
+def test_empty_settings_file_is_fine(root: Path, home: Path) -> None:
+    write(root / ".claude/settings.json", "  \n")
+    assert load_settings(root, home=home).files == (root / ".claude/settings.json",)
+
+
+def test_unknown_source_is_rejected(root: Path, home: Path) -> None:
+    with pytest.raises(SettingsError, match="'user', 'project', 'local'"):
+        load_settings(root, ("managed",), home=home)
+
+
+# --------------------------------------------------------------------------- memory
+
+
+def test_memory_orders_user_root_then_nested_down_to_cwd(root: Path, home: Path) -> None:
+    write(home / ".claude/CLAUDE.md", "user rule")
+    write(root / "CLAUDE.md", "root claude")
+    write(root / "AGENTS.md", "root agents")
+    write(root / ".claude/CLAUDE.md", "dot claude")
+    write(root / "pkg/AGENTS.md", "pkg agents")
+    write(root / "pkg/mod/CLAUDE.md", "mod claude")
+    write(root / "elsewhere/CLAUDE.md", "not on the path")
+    memory = load_settings(root / "pkg" / "mod", home=home).memory
+    order = ["user rule", "root claude", "root agents", "dot claude", "pkg agents", "mod claude"]
+    positions = [memory.index(text) for text in order]
+    assert positions == sorted(positions)
+    assert "not on the path" not in memory
+
+
+def test_imports_expand_once_with_cycles_and_code_spans_ignored(root: Path, home: Path) -> None:
+    write(root / "CLAUDE.md", "@AGENTS.md\nsee `@ignored.md` and\n```\n@fenced.md\n```\nend")
+    write(root / "AGENTS.md", "agents body @docs/guide.md @CLAUDE.md")
+    write(root / "docs/guide.md", "guide body")
+    for name in ("ignored.md", "fenced.md"):
+        write(root / name, f"{name} body")
+    settings = load_settings(root, home=home)
+    memory = settings.memory
+    assert memory.count("agents body") == 1 and memory.count("guide body") == 1
+    assert "ignored.md body" not in memory and "fenced.md body" not in memory
+    assert memory.index("guide body") < memory.index("agents body") < memory.index("end")
+    assert root / "docs/guide.md" in settings.memory_files
+
+
+def test_imports_stop_after_four_hops(root: Path, home: Path) -> None:
+    write(root / "CLAUDE.md", "@d1.md")
+    for depth in range(1, 7):
+        write(root / f"d{depth}.md", f"depth{depth} @d{depth + 1}.md")
+    memory = load_settings(root, home=home).memory
+    assert "depth4" in memory and "depth5" not in memory
+
+
+def test_home_import_and_html_comments(root: Path, home: Path) -> None:
+    write(home / "notes.md", "personal notes")
+    write(root / "CLAUDE.md", "@~/notes.md\n<!-- maintainers only -->\nvisible")
+    memory = load_settings(root, home=home).memory
+    assert "personal notes" in memory and "visible" in memory
+    assert "maintainers only" not in memory
+
+
+def test_memory_follows_sources(root: Path, home: Path) -> None:
+    write(home / ".claude/CLAUDE.md", "user text")
+    write(root / "CLAUDE.md", "project text")
+    write(root / "CLAUDE.local.md", "local text")
+    assert load_settings(root, ("project",), home=home).memory.count("text") == 1
+    everything = load_settings(root, home=home).memory
+    assert all(t in everything for t in ("user text", "project text", "local text"))
+    assert load_settings(root, (), home=home).memory == ""
