@@ -77,8 +77,8 @@ def test_open_store_understands_option_strings(tmp_path: Path) -> None:
     assert isinstance(open_store(None, cwd="/p"), JSONLStore)
     jsonl = open_store(f"jsonl:{tmp_path}", cwd="/p")
     assert isinstance(jsonl, JSONLStore) and jsonl.root == tmp_path
-    sqlite = open_store(f"sqlite:{tmp_path / 's.db'}")
-    assert isinstance(sqlite, SQLiteStore)
+    sqlite = open_store(f"sqlite://{tmp_path / 's.db'}")
+    assert isinstance(sqlite, SQLiteStore) and sqlite.path == tmp_path / "s.db"
     from loopwright.sessions.postgres import PostgresStore
 
     assert isinstance(open_store("postgresql://u@127.0.0.1/db"), PostgresStore)

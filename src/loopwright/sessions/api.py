@@ -43,7 +43,8 @@ def open_store(
     if spec.startswith("sqlite:") or spec.endswith((".db", ".sqlite", ".sqlite3")):
         from loopwright.sessions.sqlite import SQLiteStore
 
-        path = spec.removeprefix("sqlite:").removeprefix("///")
+        path = spec.removeprefix("sqlite:")
+        path = path[2:] if path.startswith("//") else path  # sqlite:///abs/path → /abs/path
         return SQLiteStore(path, cwd=cwd)
     raise ConfigurationError(
         f"session_store={spec!r} is not a store: use 'jsonl', 'jsonl:<home dir>', "
@@ -87,10 +88,14 @@ async def _set_meta(
     session_id: str, store: SessionStore | None, cwd: str | os.PathLike[str] | None, **fields: Any
 ) -> None:
     chosen = _store(store, cwd)
-    if not await chosen.load(session_id):
-        raise SessionNotFoundError(session_id, type(chosen).__name__)
-    await chosen.append(session_id, meta_entry(session_id, **fields))
-    await chosen.sync()
+    try:
+        if not await chosen.load(session_id):
+            raise SessionNotFoundError(session_id, type(chosen).__name__)
+        await chosen.append(session_id, meta_entry(session_id, **fields))
+        await chosen.sync()
+    finally:
+        if store is None:  # ours: release the file it opened for the append
+            await chosen.aclose()
 
 
 async def rename_session(
