@@ -1,0 +1,193 @@
+"""The bubblewrap sandbox really confines commands (bwrap must be installed: .ci/run does)."""
+
+from __future__ import annotations
+
+import http.server
+import os
+import socket
+import subprocess
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from loopwright.errors import ConfigurationError
+from loopwright.sandbox import BwrapSandbox, SandboxSettings, check_available
+from loopwright.tools.base import SessionState, ToolContext
+from loopwright.tools.bash import BashTool
+
+pytestmark = pytest.mark.skipif(
+    os.environ.get("LOOPWRIGHT_SKIP_SANDBOX_TESTS") == "1",
+    reason="sandbox tests disabled by LOOPWRIGHT_SKIP_SANDBOX_TESTS",
+)
+
+
+@pytest.fixture
+def workdir(tmp_path: Path) -> Path:
+    path = tmp_path / "work"
+    path.mkdir()
+    return path
+
+
+@pytest.fixture
+def sandbox(workdir: Path, tmp_path: Path) -> Iterator[BwrapSandbox]:
+    box = BwrapSandbox(SandboxSettings(), [workdir], home=tmp_path / "home")
+    yield box
+    box.close()
+
+
+def run(box: BwrapSandbox, script: str, cwd: Path, env: dict[str, str] | None = None) -> str:
+    argv, sandbox_env = box.wrap(["bash", "-c", script], env or dict(os.environ), str(cwd))
+    done = subprocess.run(argv, env=sandbox_env, capture_output=True, text=True, timeout=30)
+    return done.stdout + done.stderr
+
+
+@pytest.fixture
+def listener() -> Iterator[int]:
+    server = socket.socket()
+    server.bind(("127.0.0.1", 0))
+    server.listen(8)
+    yield server.getsockname()[1]
+    server.close()
+
+
+@pytest.fixture
+def http_server() -> Iterator[int]:
+    class Handler(http.server.BaseHTTPRequestHandler):
+        def do_GET(self) -> None:
+            body = b"hello from the host"
+            self.send_response(200)
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, *args: object) -> None:
+            pass
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    yield server.server_address[1]
+    server.shutdown()
+
+
+def test_the_working_dir_is_writable(sandbox: BwrapSandbox, workdir: Path) -> None:
+    out = run(sandbox, "echo data > made.txt && cat made.txt", workdir)
+    assert out.strip() == "data"
+    assert (workdir / "made.txt").read_text() == "data\n"
+
+
+def test_a_write_outside_the_working_dir_is_blocked(
+    sandbox: BwrapSandbox, workdir: Path, tmp_path: Path
+) -> None:
+    target = tmp_path / "outside.txt"
+    home_target = Path.home() / f".loopwright-sandbox-probe-{os.getpid()}"
+    out = run(sandbox, f"echo x > {target}; echo y > {home_target}; echo z > /usr/probe", workdir)
+    assert not target.exists() and not home_target.exists()
+    assert not Path("/usr/probe").exists()
+    assert "Read-only file system" in out
+
+
+def test_temp_dir_is_private_and_writable(sandbox: BwrapSandbox, workdir: Path) -> None:
+    out = run(sandbox, 'echo t > "$TMPDIR/scratch" && cat "$TMPDIR/scratch"', workdir)
+    assert out.strip() == "t"
+
+
+def test_network_to_a_host_listener_is_blocked(
+    sandbox: BwrapSandbox, workdir: Path, listener: int
+) -> None:
+    probe = (
+        "import socket; s = socket.socket(); s.settimeout(2)\n"
+        f"try:\n  s.connect(('127.0.0.1', {listener})); print('CONNECTED')\n"
+        "except OSError as e:\n  print('BLOCKED', e)\n"
+    )
+    out = run(sandbox, f'python3 -c "{probe}"', workdir)
+    assert "BLOCKED" in out and "CONNECTED" not in out
+
+
+def test_secret_env_vars_are_dropped_unless_allowlisted(workdir: Path, tmp_path: Path) -> None:
+    settings = SandboxSettings(env_allowlist=("GITHUB_TOKEN",))
+    box = BwrapSandbox(settings, [workdir], home=tmp_path / "home")
+    try:
+        env = {
+            **os.environ,
+            "OPENAI_API_KEY": "sk",
+            "GITHUB_TOKEN": "gh",
+            "MY_SECRET": "s",
+            "HARMLESS": "ok",
+        }
+        out = run(box, "env", workdir, env)
+    finally:
+        box.close()
+    assert "HARMLESS=ok" in out and "GITHUB_TOKEN=gh" in out
+    assert "OPENAI_API_KEY" not in out and "MY_SECRET" not in out
+
+
+def test_secret_paths_are_masked(workdir: Path, tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    (home / ".ssh").mkdir(parents=True)
+    (home / ".ssh" / "id_rsa").write_text("PRIVATE KEY")
+    (home / ".netrc").write_text("machine x password y")
+    box = BwrapSandbox(SandboxSettings(), [workdir], home=home)
+    try:
+        out = run(box, f"ls {home}/.ssh; cat {home}/.netrc; echo done", workdir)
+    finally:
+        box.close()
+    assert "id_rsa" not in out and "password" not in out and "done" in out
+
+
+def test_allowlisted_domain_goes_through_the_proxy(
+    workdir: Path, tmp_path: Path, http_server: int
+) -> None:
+    box = BwrapSandbox(
+        SandboxSettings(allowed_domains=("127.0.0.1",)), [workdir], home=tmp_path / "home"
+    )
+    try:
+        fetch = (
+            "import urllib.request, sys\n"
+            "try:\n"
+            f"  print(urllib.request.urlopen(sys.argv[1], timeout=5).read().decode())\n"
+            "except Exception as e:\n"
+            "  print('FAILED', e)\n"
+        )
+        script_path = workdir / "fetch.py"
+        script_path.write_text(fetch)
+        allowed = run(box, f"python3 fetch.py http://127.0.0.1:{http_server}/", workdir)
+        refused = run(box, f"python3 fetch.py http://localhost:{http_server}/", workdir)
+    finally:
+        box.close()
+    assert "hello from the host" in allowed
+    assert "FAILED" in refused and "403" in refused
+
+
+async def test_bash_tool_runs_through_the_wrapper(sandbox: BwrapSandbox, workdir: Path) -> None:
+
+    ctx = ToolContext(
+        state=SessionState(cwd=workdir), tool_use_id="t1", services={"command_wrapper": sandbox}
+    )
+    # Under /tmp a write lands in the sandbox's private tmpfs; the home dir is read-only.
+    outside = Path.home() / f".loopwright-escape-{os.getpid()}"
+
+    await BashTool().call({"command": "mkdir sub && cd sub && echo hi > f"}, ctx)
+    blocked = str((await BashTool().call({"command": f"echo x > {outside}"}, ctx)).content)
+    assert (workdir / "sub" / "f").read_text() == "hi\n"
+    assert ctx.state.cwd == (workdir / "sub").resolve()
+    assert not outside.exists() and "Read-only file system" in blocked
+
+
+def test_missing_bwrap_is_a_clear_configuration_error(workdir: Path) -> None:
+    with pytest.raises(ConfigurationError, match="apt-get install bubblewrap"):
+        check_available("/nonexistent/bwrap")
+    with pytest.raises(ConfigurationError, match="allow_unsandboxed=True"):
+        BwrapSandbox(SandboxSettings(), [workdir], bwrap="/nonexistent/bwrap")
+
+
+def test_opt_in_unsandboxed_fallback_still_filters_env(workdir: Path) -> None:
+    box = BwrapSandbox(
+        SandboxSettings(allow_unsandboxed=True), [workdir], bwrap="/nonexistent/bwrap"
+    )
+    try:
+        argv, env = box.wrap(["true"], {"A_TOKEN": "x", "B": "y"}, str(workdir))
+    finally:
+        box.close()
+    assert argv == ["true"] and env == {"B": "y"}
