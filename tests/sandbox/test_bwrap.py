@@ -146,7 +146,7 @@ def test_allowlisted_domain_goes_through_the_proxy(
         fetch = (
             "import urllib.request, sys\n"
             "try:\n"
-            f"  print(urllib.request.urlopen(sys.argv[1], timeout=5).read().decode())\n"
+            "  print(urllib.request.urlopen(sys.argv[1], timeout=5).read().decode())\n"
             "except Exception as e:\n"
             "  print('FAILED', e)\n"
         )
