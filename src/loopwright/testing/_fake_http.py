@@ -190,6 +190,11 @@ class FakeServer:
         """``http://127.0.0.1:<port>`` without any API prefix."""
         return f"http://127.0.0.1:{self.port}"
 
+    @property
+    def base_url(self) -> str:
+        """What to pass as the SDK client's ``base_url``."""
+        return self.url
+
     # ------------------------------------------------------------------ script
 
     def add(self, *items: ScriptItem) -> None:

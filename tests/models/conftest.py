@@ -1,0 +1,89 @@
+"""Fixtures for provider tests: each provider against its fake server over loopback."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Generator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import Any
+
+import pytest
+
+from loopwright.messages import UserMessage
+from loopwright.models.anthropic import AnthropicModel
+from loopwright.models.base import Model, ModelEvent, ModelRequest, ModelResponse, ToolSpec
+from loopwright.models.openai_chat import OpenAIChatModel
+from loopwright.models.openai_responses import OpenAIResponsesModel
+from loopwright.testing._fake_http import FakeServer, ScriptItem
+from loopwright.testing.fake_anthropic import FakeAnthropicServer
+from loopwright.testing.fake_openai import FakeOpenAIServer
+
+READ_TOOL = ToolSpec(
+    "Read",
+    "Read a file",
+    {"type": "object", "properties": {"path": {"type": "string"}}, "required": ["path"]},
+)
+GLOB_TOOL = ToolSpec(
+    "Glob", "Find files", {"type": "object", "properties": {"pattern": {"type": "string"}}}
+)
+
+
+@dataclass(frozen=True)
+class Provider:
+    """One provider, its fake server and the path its requests go to."""
+
+    id: str
+    model_id: str
+    path: str
+    server: Callable[[Sequence[ScriptItem]], FakeServer]
+    make: Callable[..., Model]
+
+    @contextmanager
+    def serve(self, script: Sequence[ScriptItem], **options: Any) -> Generator[Any]:
+        with self.server(script) as server:
+            model = self.make(
+                self.model_id, api_key="test-key", base_url=server.base_url, **options
+            )
+            yield server, model
+
+
+PROVIDERS = [
+    Provider("anthropic", "claude-sonnet-5-5", "/v1/messages", FakeAnthropicServer, AnthropicModel),
+    Provider("responses", "gpt-5.5", "/v1/responses", FakeOpenAIServer, OpenAIResponsesModel),
+    Provider("chat", "gpt-5.5", "/v1/chat/completions", FakeOpenAIServer, OpenAIChatModel),
+]
+
+
+@pytest.fixture(params=PROVIDERS, ids=[p.id for p in PROVIDERS])
+def provider(request: pytest.FixtureRequest) -> Provider:
+    return request.param
+
+
+def ask(text: str = "hello", **fields: Any) -> ModelRequest:
+    fields.setdefault("tools", [READ_TOOL, GLOB_TOOL])
+    return ModelRequest(
+        model="unused", system="You are terse.", messages=[UserMessage(text)], **fields
+    )
+
+
+async def collect(model: Model, request: ModelRequest) -> tuple[list[ModelEvent], ModelResponse]:
+    events = [event async for event in model.stream(request)]
+    final = events[-1]
+    assert isinstance(final, ModelResponse)
+    assert sum(isinstance(e, ModelResponse) for e in events) == 1
+    return events, final
+
+
+class SleepRecorder:
+    """An injectable sleep that records delays instead of waiting."""
+
+    def __init__(self) -> None:
+        self.delays: list[float] = []
+
+    async def __call__(self, seconds: float) -> None:
+        self.delays.append(seconds)
+
+
+@pytest.fixture
+def sleeps() -> SleepRecorder:
+    return SleepRecorder()
