@@ -212,3 +212,19 @@ def test_snapshot_captures_and_applies_live_session_state(tmp_path: Path) -> Non
     StateSnapshot.from_payload(snapshot.to_payload()).apply_to(fresh)
     assert fresh.todos == [{"content": "a", "status": "pending"}]
     assert fresh.read_files == {"/x": FileRecord(1, 2, True)}
+
+
+async def test_only_the_latest_compaction_on_the_chain_counts(store: JSONLStore) -> None:
+    rec = SessionRecorder(store, "s")
+    task = UserMessage("task")
+    await rec.message(task)
+    for n in range(2):
+        await rec.message(_call(f"c{n}"))
+        await rec.message(_result(f"c{n}"))
+        summary = UserMessage(f"summary {n}")
+        await rec.compaction(
+            [task, summary], trigger="auto", pre_tokens=100, post_tokens=10, summary=""
+        )
+    restored = restore(await store.load("s"))
+    assert restored.messages == [task, summary] and restored.compactions == 2
+    assert restored.usage == Usage(200, 20) and restored.num_turns == 2

@@ -223,19 +223,22 @@ def restore(
     conversation: list[ConversationMessage] = []
     snapshot = StateSnapshot()
     since_snapshot = _Totals()
-    compactions = 0
-    for entry in path:
+    compact_at = [index for index, entry in enumerate(path) if entry.kind == "compact"]
+    last_compact = compact_at[-1] if compact_at else -1
+    for index, entry in enumerate(path):
         if entry.kind == "state":
             snapshot, since_snapshot = StateSnapshot.from_payload(entry.payload), _Totals()
         elif entry.kind == "compact":
-            conversation = _compacted_messages(entry)
-            compactions += 1
+            if index == last_compact:
+                conversation = _compacted_messages(entry)
             usage = entry.payload.get("usage")
             if isinstance(usage, dict):
                 model = str(entry.payload.get("model") or "")
                 since_snapshot.add(model, Usage.from_dict(usage), False)
         else:
-            _add_message(entry, conversation, since_snapshot)
+            _count_usage(entry.payload, since_snapshot)
+            if index > last_compact:  # earlier messages are replaced by the compaction
+                _add_message(entry, conversation)
     repaired = repair_pairing(conversation)
     sid = session_id or (entries[0].session_id if entries else "")
     return RestoredSession(
@@ -246,7 +249,7 @@ def restore(
         repairs=repaired.tail,
         meta=meta,
         warnings=warnings,
-        compactions=compactions,
+        compactions=len(compact_at),
     )
 
 
@@ -259,7 +262,19 @@ def _compacted_messages(entry: Entry) -> list[ConversationMessage]:
     return out
 
 
-def _add_message(entry: Entry, conversation: list[ConversationMessage], totals: _Totals) -> None:
+def _count_usage(payload: dict[str, Any], totals: _Totals) -> None:
+    """Add an assistant message's usage straight from its payload (no full decode)."""
+    if payload.get("type") != "assistant":
+        return
+    usage = payload.get("usage")
+    content = payload.get("content")
+    blocks: list[Any] = content if isinstance(content, list) else []
+    tool_turn = any(isinstance(b, dict) and b.get("type") == "tool_use" for b in blocks)
+    model = str(payload.get("model") or "")
+    totals.add(model, Usage.from_dict(usage) if isinstance(usage, dict) else Usage(), tool_turn)
+
+
+def _add_message(entry: Entry, conversation: list[ConversationMessage]) -> None:
     try:
         message = message_from_dict(entry.payload)
     except (ValueError, TypeError) as exc:
@@ -267,8 +282,6 @@ def _add_message(entry: Entry, conversation: list[ConversationMessage], totals: 
             f"entry {entry.uuid} of session {entry.session_id} holds an unreadable message "
             f"({exc}); resume_at an earlier message to skip it"
         ) from exc
-    if isinstance(message, AssistantMessage):
-        totals.add(message.model, message.usage, bool(message.tool_calls))
     if not isinstance(message, AssistantMessage | UserMessage):
         return  # system, result and stream messages are records, not conversation
     if message.parent_tool_use_id is None:  # subagent messages stay out of the parent's context
