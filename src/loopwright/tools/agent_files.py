@@ -1,0 +1,144 @@
+"""Markdown files with YAML frontmatter that extend the agent: subagents and skills.
+
+``.claude/agents/*.md`` and ``.loopwright/agents/*.md`` define subagents (frontmatter:
+name, description, tools, model, effort, maxTurns, permissionMode; the body is the
+prompt). Existing Claude Code files work as they are. A broken file is skipped and reported
+as a problem rather than failing the session: one typo should not take every agent away.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, cast, get_args
+
+import yaml
+
+from loopwright.errors import SettingsError
+from loopwright.models.base import Effort
+from loopwright.options import AgentDefinition, PermissionMode
+
+PERMISSION_MODES: tuple[str, ...] = get_args(PermissionMode)
+EFFORTS: tuple[str, ...] = get_args(Effort)
+
+
+def parse_frontmatter(text: str, source: str) -> tuple[dict[str, Any], str]:
+    """Split ``---``-fenced YAML frontmatter from the body; no fence means no frontmatter."""
+    lines = text.splitlines(keepends=True)
+    if not lines or lines[0].strip() != "---":
+        return {}, text
+    for index in range(1, len(lines)):
+        if lines[index].strip() == "---":
+            header = "".join(lines[1:index])
+            body = "".join(lines[index + 1 :])
+            break
+    else:
+        raise SettingsError(f"{source}: the frontmatter opened with '---' is never closed")
+    try:
+        data = yaml.safe_load(header) if header.strip() else {}
+    except yaml.YAMLError as exc:
+        raise SettingsError(f"{source}: the frontmatter is not valid YAML ({exc})") from exc
+    if not isinstance(data, dict):
+        raise SettingsError(f"{source}: the frontmatter must be 'key: value' lines")
+    return cast(dict[str, Any], data), body.strip("\n")
+
+
+def split_tool_list(value: Any, source: str) -> list[str] | None:
+    """``Read, Grep, Bash(git log, git diff)`` or a YAML list -> tool names; None if absent."""
+    if value is None:
+        return None
+    if isinstance(value, list):
+        return [str(item).strip() for item in cast(list[Any], value) if str(item).strip()]
+    if not isinstance(value, str):
+        raise SettingsError(f"{source}: 'tools' must be a comma-separated string or a list")
+    names: list[str] = []
+    current: list[str] = []
+    depth = 0  # commas inside Bash(...) specifiers do not separate tools
+    for char in value:
+        depth += (char == "(") - (char == ")")
+        if char == "," and depth == 0:
+            names.append("".join(current).strip())
+            current = []
+        else:
+            current.append(char)
+    names.append("".join(current).strip())
+    return [name for name in names if name]
+
+
+def parse_agent_file(path: Path) -> tuple[str, AgentDefinition]:
+    """One agent file -> (name, definition); raises SettingsError naming the file and field."""
+    source = str(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise SettingsError(f"{source}: cannot read it ({exc.strerror})") from exc
+    meta, body = parse_frontmatter(text, source)
+    name = str(meta.get("name") or path.stem).strip()
+    description = meta.get("description")
+    if not isinstance(description, str) or not description.strip():
+        raise SettingsError(f"{source}: 'description' is required (when should this agent run?)")
+    definition = AgentDefinition(
+        description=description.strip(),
+        prompt=body,
+        tools=split_tool_list(meta.get("tools"), source),
+        model=_optional_str(meta.get("model")),
+        effort=_choice(meta.get("effort"), EFFORTS, "effort", source),
+        max_turns=_max_turns(meta.get("maxTurns", meta.get("max_turns")), source),
+        permission_mode=_choice(
+            meta.get("permissionMode", meta.get("permission_mode")),
+            PERMISSION_MODES,
+            "permissionMode",
+            source,
+        ),
+    )
+    return name, definition
+
+
+@dataclass(frozen=True, slots=True)
+class LoadedAgents:
+    """Agents found in agent directories, and the files that could not be used (and why)."""
+
+    agents: dict[str, AgentDefinition]
+    problems: tuple[str, ...] = ()
+
+
+def load_agent_files(directories: Iterable[Path]) -> LoadedAgents:
+    """Every ``*.md`` in the directories; a later directory's agent replaces an earlier one's.
+
+    Pass user directories first and project directories last, so the project wins, as in
+    Claude Code. Programmatic ``agents=`` should then override the result.
+    """
+    agents: dict[str, AgentDefinition] = {}
+    problems: list[str] = []
+    for directory in directories:
+        if not directory.is_dir():
+            continue
+        for path in sorted(directory.glob("*.md")):
+            try:
+                name, definition = parse_agent_file(path)
+            except SettingsError as exc:
+                problems.append(str(exc))
+                continue
+            agents[name] = definition
+    return LoadedAgents(agents, tuple(problems))
+
+
+def _optional_str(value: Any) -> str | None:
+    return str(value).strip() if value not in (None, "") else None
+
+
+def _choice(value: Any, allowed: tuple[str, ...], key: str, source: str) -> Any:
+    if value in (None, ""):
+        return None
+    if value not in allowed:
+        raise SettingsError(f"{source}: {key} {value!r} is not one of {', '.join(allowed)}")
+    return value
+
+
+def _max_turns(value: Any, source: str) -> int | None:
+    if value in (None, ""):
+        return None
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise SettingsError(f"{source}: maxTurns must be a whole number of at least 1")
+    return value
