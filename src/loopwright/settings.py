@@ -24,6 +24,8 @@ from loopwright.hook_commands import CommandHook
 from loopwright.hooks import HOOK_EVENTS, HookCallback, HookMatcher
 from loopwright.permissions.policy import PERMISSION_MODES, PermissionMode
 from loopwright.permissions.rules import RuleSet, RuleSyntaxError
+from loopwright.sandbox.bwrap import SandboxSettings
+from loopwright.sandbox.config import SandboxLayer, merge_sandbox_layers, parse_sandbox_section
 from loopwright.settings_memory import load_memory
 
 SettingSource: TypeAlias = Literal["user", "project", "local"]
@@ -45,6 +47,10 @@ class Settings:
     memory: str = ""
     memory_files: tuple[Path, ...] = ()
     files: tuple[Path, ...] = ()  # settings files that were read, lowest precedence first
+    # Entries that were ignored (with why), for the loop to show as informational messages.
+    warnings: tuple[str, ...] = ()
+    # From the files' "sandbox" sections; None when no file mentions a sandbox.
+    sandbox: SandboxSettings | None = None
 
 
 def find_project_root(cwd: Path) -> Path:
@@ -90,7 +96,17 @@ def load_settings(
         if not path.is_file():
             continue
         data = _read_json(path)
-        merged.add(_parse_file(data, path, source, anchor, root, home_path))
+        layer = _parse_file(data, path, source, anchor, root, home_path)
+        if source != "user" and layer.default_mode == "bypassPermissions":
+            # A repository must not be able to switch every check off by committing a file.
+            merged.warnings.append(
+                f"{path}: defaultMode 'bypassPermissions' is ignored in project and local "
+                "settings; pass permission_mode='bypassPermissions' or set it in user settings"
+            )
+            layer.default_mode = None
+        merged.add(layer)
+        sandbox_base = anchor if source == "user" else root
+        merged.sandbox.append(parse_sandbox_section(data, path, sandbox_base, home_path))
         read.append(path)
     memory, memory_files = load_memory(cwd_path, root, home_path, chosen)
     return Settings(
@@ -103,6 +119,8 @@ def load_settings(
         memory=memory,
         memory_files=memory_files,
         files=tuple(read),
+        warnings=(*merged.warnings, *merged.rules.warnings),
+        sandbox=merge_sandbox_layers(merged.sandbox),
     )
 
 
@@ -132,6 +150,8 @@ class _Merged:
     directories: list[Path] = field(default_factory=list[Path])
     hooks: dict[str, list[HookMatcher]] = field(default_factory=dict[str, list[HookMatcher]])
     env: dict[str, str] = field(default_factory=dict[str, str])
+    warnings: list[str] = field(default_factory=list[str])
+    sandbox: list[SandboxLayer] = field(default_factory=list[SandboxLayer])
 
     def add(self, layer: _FileSettings) -> None:
         self.rules = self.rules + layer.rules

@@ -224,3 +224,54 @@ def test_memory_follows_sources(root: Path, home: Path) -> None:
     everything = load_settings(root, home=home).memory
     assert all(t in everything for t in ("user text", "project text", "local text"))
     assert load_settings(root, (), home=home).memory == ""
+
+
+def test_repository_cannot_switch_on_bypass_mode(root: Path, home: Path) -> None:
+    write(root / ".claude/settings.json", {"permissions": {"defaultMode": "bypassPermissions"}})
+    settings = load_settings(root, home=home)
+    assert settings.default_mode is None
+    assert "bypassPermissions" in settings.warnings[0]
+    write(home / ".claude/settings.json", {"permissions": {"defaultMode": "bypassPermissions"}})
+    assert load_settings(root, ("user",), home=home).default_mode == "bypassPermissions"
+
+
+def test_unanchored_allow_glob_is_dropped_with_a_warning(root: Path, home: Path) -> None:
+    write(root / ".claude/settings.json", {"permissions": {"allow": ["*", "mcp__gh__*"]}})
+    settings = load_settings(root, home=home)
+    assert [r.text for r in settings.rules.allow] == ["mcp__gh__*"]
+    assert "'*' ignored" in settings.warnings[0]
+
+
+def test_sandbox_section_merges_across_files(root: Path, home: Path) -> None:
+    write(
+        home / ".claude/settings.json",
+        {
+            "sandbox": {
+                "enabled": True,
+                "network": {"allowedDomains": ["pypi.org"]},
+                "filesystem": {"allowWrite": ["~/.cache/pip", "out"]},
+            }
+        },
+    )
+    write(
+        root / ".claude/settings.json",
+        {"sandbox": {"filesystem": {"allowWrite": ["build"], "denyRead": ["~/.config/app"]}}},
+    )
+    sandbox = load_settings(root, home=home).sandbox
+    assert sandbox is not None and sandbox.enabled
+    assert sandbox.allowed_domains == ("pypi.org",)
+    assert sandbox.writable_paths == (
+        str(home / ".cache/pip"),
+        str((home / ".claude/out").resolve()),
+        str(root / "build"),
+    )
+    assert str(home / ".config/app") in sandbox.masked_paths and "~/.ssh" in sandbox.masked_paths
+    assert load_settings(root, ("project",), home=home).sandbox is not None
+    write(root / ".claude/settings.json", {})
+    assert load_settings(root, ("project",), home=home).sandbox is None
+
+
+def test_broken_sandbox_section_names_the_key(root: Path, home: Path) -> None:
+    write(root / ".claude/settings.json", {"sandbox": {"network": {"allowedDomains": "x"}}})
+    with pytest.raises(SettingsError, match="'allowedDomains' must be a list of strings"):
+        load_settings(root, home=home)

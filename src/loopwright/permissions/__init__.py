@@ -1,6 +1,6 @@
 """Permission rules, shell analysis, the policy and the gate around tool calls."""
 
-from loopwright.permissions.gate import HookNotice, PermissionGate, working_dirs_for
+from loopwright.permissions.gate import HookNotice, PermissionGate
 from loopwright.permissions.policy import (
     PERMISSION_MODES,
     CanUseTool,
@@ -30,5 +30,4 @@ __all__ = [
     "ToolPermissionContext",
     "Verdict",
     "parse_rule",
-    "working_dirs_for",
 ]

@@ -11,7 +11,6 @@ from __future__ import annotations
 import inspect
 import json
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any, Literal
 
 from loopwright.hooks import HookEvent, HookOutcome, HookRunner, hook_input
@@ -59,6 +58,8 @@ class PermissionGate:
         self.notices: list[HookNotice] = []
         # Set when a hook returned continue=false: the loop ends the run after this batch.
         self.stop_reason: str | None = None
+        # Rules that were dropped at start (e.g. an allow glob like "*"); worth showing once.
+        self.rule_warnings: list[str] = []
 
     @property
     def mode(self) -> PermissionMode:
@@ -257,10 +258,3 @@ def _append(result: ToolResult, text: str) -> ToolResult:
     if isinstance(result.content, str):
         return ToolResult(f"{result.content}\n\n{text}", is_error=result.is_error)
     return ToolResult([*result.content, TextBlock(text)], is_error=result.is_error)
-
-
-def working_dirs_for(
-    cwd: Path, add_dirs: list[str | Path] | tuple[str | Path, ...]
-) -> tuple[Path, ...]:
-    """cwd plus the additional directories, made absolute against cwd."""
-    return (cwd, *((cwd / Path(d).expanduser()).resolve() for d in add_dirs))

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal, TypeAlias, get_args
 
+from loopwright.options import PermissionMode
 from loopwright.permissions.commands import (
     ACCEPT_EDITS_COMMANDS,
     args_inside,
@@ -28,9 +29,6 @@ from loopwright.permissions.matching import (
 from loopwright.permissions.rules import PermissionRule, RuleSet
 from loopwright.permissions.shell import SimpleCommand
 
-PermissionMode: TypeAlias = Literal[
-    "default", "acceptEdits", "plan", "dontAsk", "bypassPermissions"
-]
 PERMISSION_MODES: tuple[str, ...] = get_args(PermissionMode)
 
 
