@@ -123,3 +123,9 @@ async def test_cancelled_caller_does_not_break_the_connection(
     await asyncio.gather(pending, return_exceptions=True)
     after = await tools["mcp__demo__add"].call({"a": 2, "b": 2}, ctx)
     assert after.content == "4"
+
+
+async def test_server_instructions_are_available_for_the_system_prompt(
+    shared: McpManager,
+) -> None:
+    assert shared.instructions() == {"demo": "Use add for sums."}

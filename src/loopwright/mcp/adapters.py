@@ -75,6 +75,12 @@ class SdkTool:
     def read_only(self) -> bool:
         return self.inner.read_only
 
+    @property
+    def timeout_seconds(self) -> float | None:
+        # The executor reads this from @tool functions; keep it visible through the wrapper.
+        timeout: float | None = getattr(self.inner, "timeout_seconds", None)
+        return timeout
+
     async def call(self, input: dict[str, Any], ctx: ToolContext) -> ToolResult:
         # As in the reference SDK, a handler exception is the tool's error result, not a crash.
         try:

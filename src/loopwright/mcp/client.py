@@ -122,6 +122,14 @@ class McpManager:
                 tools.extend(self._connections[name].tools)
         return tools
 
+    def instructions(self) -> dict[str, str]:
+        """Server-provided instructions of connected servers, for the system prompt."""
+        return {
+            name: connection.instructions
+            for name, connection in self._connections.items()
+            if connection.state == "connected" and connection.instructions
+        }
+
     async def aclose(self) -> None:
         """Close every connection (stdio servers are stopped, their processes reaped)."""
         connections = list(self._connections.values())

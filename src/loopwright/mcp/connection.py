@@ -54,6 +54,8 @@ class ServerConnection:
     state: ServerState = "pending"
     error: str | None = None
     tools: list[McpTool] = field(default_factory=list[McpTool])
+    # What the server asks clients to tell the model about it (its "instructions").
+    instructions: str | None = None
     _requests: asyncio.Queue[_CallRequest | None] = field(default_factory=asyncio.Queue)
     _ready: asyncio.Event = field(default_factory=asyncio.Event)
     _in_flight: set[_CallRequest] = field(default_factory=set[_CallRequest])
@@ -121,6 +123,7 @@ class ServerConnection:
                     listed = await _list_all_tools(client)
                     scope.deadline = math.inf  # connected: only per-call timeouts from here on
                     self.tools = [self._adapt(tool) for tool in listed]
+                    self.instructions = client.instructions
                     self.state = "connected"
                     self._ready.set()
                     await self._serve(client)
