@@ -110,7 +110,23 @@ BASH_CASES: list[tuple[str, str, str]] = [
     ("redirect-dev-null", "npm run build 2>&1 >/dev/null", "allow"),
     ("cat-denied-file", "cat .env", "deny"),
     ("cat-nested-secret", "head -n1 deep/secrets/key", "deny"),
+    ("substitution-in-parameter-default", "echo ${x:-$(rm y)}", "deny"),
+    ("process-substitution-redirect", "ls > >(rm x)", "deny"),
+    ("input-redirect-denied-file", "cat < .env", "deny"),
+    ("input-redirect-outside", "cat < /etc/passwd", "ask"),
+    ("negated", "! rm x", "deny"),
+    ("ansi-c-quoted-name", "$'\\x72m' -rf x", "ask"),
+    ("alias-shadowing", "alias ls=make; ls", "ask"),
+    # read-only commands with flags that write or execute
+    ("git-config-injection", "git -c core.fsmonitor=make status", "ask"),
+    ("git-diff-output-file", "git diff --output=/tmp/x", "ask"),
+    ("rg-preprocessor", "rg --pre=sh pattern", "ask"),
+    ("sort-output-file", "sort -o /etc/x src/app.py", "ask"),
+    ("read-only-outside", "cat /etc/shadow", "ask"),
+    ("cd-outside-then-read", "cd .. && cat proj/.env", "deny"),
     # unparseable input
+    ("double-bracket", "[[ -f x ]] && rm x", "deny"),
+    ("case-statement", "case x in a) rm y;; esac", "deny"),
     ("dangling-operator", "npm run build &&", "ask"),
     ("unbalanced", "npm run build; rm x (", "deny"),
 ]

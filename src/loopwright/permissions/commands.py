@@ -12,7 +12,7 @@ from loopwright.permissions.paths import inside_any, spell
 from loopwright.permissions.shell import ShellAnalysis, SimpleCommand
 
 READ_ONLY_COMMANDS = frozenset(
-    {
+    [
         "ls",
         "cat",
         "echo",
@@ -36,7 +36,6 @@ READ_ONLY_COMMANDS = frozenset(
         "cd",
         "true",
         "false",
-        "uniq",
         "cut",
         "basename",
         "dirname",
@@ -54,23 +53,34 @@ READ_ONLY_COMMANDS = frozenset(
         "md5sum",
         "sha256sum",
         "sha1sum",
-    }
+        "sort",
+    ]
 )
 _READ_ONLY_GIT = frozenset(
-    {"status", "log", "diff", "show", "rev-parse", "ls-files", "blame", "describe", "shortlog"}
+    ["status", "log", "diff", "show", "rev-parse", "ls-files", "blame", "describe", "shortlog"]
 )
 ACCEPT_EDITS_COMMANDS = frozenset({"mkdir", "touch", "mv", "cp"})
+# Flags that make an otherwise read-only command write a file or run a program.
+_WRITING_FLAGS: dict[str, tuple[str, ...]] = {
+    "sort": ("-o", "--output"),
+    "tree": ("-o",),
+    "rg": ("--pre",),
+    "date": ("-s", "--set"),
+    "file": ("-C", "--compile"),
+    "git": ("--output", "-o", "--ext-diff", "--exec"),
+}
 
 
 def is_read_only(command: SimpleCommand) -> bool:
     if not command.words:
         return True
     name = os.path.basename(command.name)
+    flags = _WRITING_FLAGS.get(name)
+    if flags and any(w.startswith(flags) for w in command.words[1:]):
+        return False
     if name == "git":
-        args = [w for w in command.words[1:] if not w.startswith("-")]
-        return bool(args) and args[0] in _READ_ONLY_GIT and "--output" not in command.words
-    if name == "sort":
-        return not any(w.startswith(("-o", "--output")) for w in command.words[1:])
+        # Global options (-c, -C, --exec-path…) can run programs: only plain subcommands.
+        return len(command.words) > 1 and command.words[1] in _READ_ONLY_GIT
     return name in READ_ONLY_COMMANDS
 
 

@@ -200,6 +200,7 @@ def _matches_shell_files(rule: PermissionRule, facts: CallFacts) -> bool:
         return False
     targets: list[str] = list(facts.shell.redirect_targets)
     if rule.tool == "Read":
+        targets.extend(facts.shell.input_sources)
         for command in facts.shell.commands:
             if os.path.basename(command.name) in _FILE_READERS:
                 targets.extend(w for w in command.words[1:] if not w.startswith("-"))

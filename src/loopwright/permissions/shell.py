@@ -80,6 +80,7 @@ _FIND_EXEC = frozenset(
     {"-exec", "-execdir", "-ok", "-okdir", "-delete", "-fprint", "-fprint0", "-fprintf", "-fls"}
 )
 _SAFE_REDIRECT_TARGETS = frozenset({"/dev/null", "/dev/stdout", "/dev/stderr"})
+_SUBSTITUTION_TEXT = re.compile(r"\$\(|`|<\(|>\(")
 _OUTPUT_REDIRECTS = frozenset({">", ">>", ">|", "&>", "&>>", ">&"})
 
 
@@ -109,6 +110,8 @@ class ShellAnalysis:
     # Every text a deny rule is tried against, nested substitutions included.
     deny_texts: tuple[str, ...]
     redirect_targets: tuple[str, ...] = ()
+    # Files fed to commands with ``<``: reads, so Read deny rules apply to them.
+    input_sources: tuple[str, ...] = ()
     unsafe: tuple[str, ...] = ()
 
     @property
@@ -123,6 +126,7 @@ class _Collector:
     commands: list[SimpleCommand] = field(default_factory=list[SimpleCommand])
     deny_texts: list[str] = field(default_factory=list[str])
     redirects: list[str] = field(default_factory=list[str])
+    inputs: list[str] = field(default_factory=list[str])
     unsafe: list[str] = field(default_factory=list[str])
     changes_dir: bool = False
 
@@ -142,12 +146,17 @@ def analyze(
         trees = []
     for tree in trees:
         _visit(tree, collector, depth, in_substitution=False)
+    if _SUBSTITUTION_TEXT.search(command) and "command substitution" not in collector.unsafe:
+        # The parser does not see every nesting (e.g. inside ${x:-...}); the text does.
+        collector.unsafe.append("command substitution")
+        collector.deny_texts.extend(crude_split(command))
     collector.deny_texts.append(command.strip())
     return ShellAnalysis(
         command,
         tuple(collector.commands),
         tuple(dict.fromkeys(t for t in collector.deny_texts if t)),
         tuple(collector.redirects),
+        tuple(collector.inputs),
         tuple(dict.fromkeys(collector.unsafe)),
     )
 
@@ -398,15 +407,14 @@ def _record_redirect(node: Any, out: _Collector) -> None:
     target = node.output
     if rtype == "<<" or rtype == "<<<" or rtype == "<<-":
         return
-    if isinstance(target, int) or rtype not in _OUTPUT_REDIRECTS:
-        if not isinstance(target, int) and target is not None:
-            _scan_expansions(target, out, 0)
+    if isinstance(target, int) or target is None:
         return
     word: str = target.word
     _scan_expansions(target, out, 0)
-    if word in _SAFE_REDIRECT_TARGETS:
+    if word in _SAFE_REDIRECT_TARGETS or word == "/dev/stdin":
         return
-    out.redirects.append(word)
+    writes = rtype in _OUTPUT_REDIRECTS
+    (out.redirects if writes else out.inputs).append(word)
     if word.startswith("~") or any(ch in word for ch in "*?[$`"):
         out.unsafe.append(f"a redirect to {word!r} whose target cannot be known")
         return
@@ -416,7 +424,8 @@ def _record_redirect(node: Any, out: _Collector) -> None:
     target_path = os.path.realpath(os.path.join(str(out.cwd), word))
     roots = [os.path.realpath(str(d)) for d in out.working_dirs]
     if not any(target_path == r or target_path.startswith(r.rstrip("/") + "/") for r in roots):
-        out.unsafe.append(f"a redirect writes outside the working directories ({word})")
+        verb = "writes" if writes else "reads"
+        out.unsafe.append(f"a redirect {verb} outside the working directories ({word})")
 
 
 def _check_heredoc_into_interpreter(node: Any, out: _Collector) -> None:
