@@ -14,7 +14,7 @@ from loopwright.loop import agent_loop
 from loopwright.messages import Message, ResultMessage, UserMessage
 from loopwright.models.base import Model
 from loopwright.options import Options
-from loopwright.runtime import Runtime, create_runtime
+from loopwright.runtime import Runtime, open_runtime
 
 Prompt = str | UserMessage | AsyncIterable[UserMessage | str]
 
@@ -47,7 +47,7 @@ async def query(prompt: Prompt, options: Options | None = None) -> AsyncIterator
     ``prompt`` is a string or an async iterable of user messages (streaming input: each
     one is answered in turn, in the same session).
     """
-    rt = create_runtime(options or Options())
+    rt = await open_runtime(options or Options())
     try:
         async for message in _run_prompts(rt, prompt):
             yield message
@@ -94,7 +94,7 @@ class Client:
 
     async def connect(self) -> None:
         if self._runtime is None:
-            self._runtime = create_runtime(self.options)
+            self._runtime = await open_runtime(self.options)
 
     @property
     def runtime(self) -> Runtime:

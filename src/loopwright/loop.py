@@ -13,11 +13,12 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import AsyncIterator, Callable, Coroutine, Sequence
+from collections.abc import AsyncGenerator, AsyncIterator, Callable, Coroutine, Sequence
 from dataclasses import dataclass, field
 from functools import partial
 from typing import Any, assert_never
 
+from loopwright.context.compaction import CompactionError, compact, should_compact
 from loopwright.errors import LoopwrightError, ModelError
 from loopwright.messages import (
     AssistantMessage,
@@ -37,6 +38,7 @@ from loopwright.models.base import (
     event_to_stream_dict,
 )
 from loopwright.runtime import Runtime, Totals, init_data
+from loopwright.sessions.recorder import CompactTrigger
 from loopwright.tools.base import ToolContext
 from loopwright.tools.executor import BatchOutcome, execute
 
@@ -93,16 +95,60 @@ class RunState:
     pauses: int = 0
     max_tokens_override: int | None = None
     cut_tool_call_retried: bool = False
+    reactive_compaction_tried: bool = False
 
 
 # --------------------------------------------------------------------------- the loop
 
 
 async def agent_loop(rt: Runtime, prompt: UserMessage) -> AsyncIterator[Message]:
-    """Run one prompt to completion, yielding every message of the run."""
+    """Run one prompt to completion, yielding every message of the run.
+
+    Each message is appended to the session's transcript before it is yielded, so a crash
+    at any point loses nothing the consumer has seen.
+    """
+    turns = _run(rt, prompt)
+    try:
+        async for message in turns:
+            await record(rt, message)
+            yield message
+    except asyncio.CancelledError:
+        # The closing results for calls cut short were added to the history, not yielded.
+        last = rt.history[-1] if rt.history else None
+        if rt.recorder is not None and last is not None and last.uuid != rt.recorder.last_uuid:
+            await record(rt, last)
+        raise
+    finally:
+        await turns.aclose()
+
+
+async def record(rt: Runtime, message: Message) -> None:
+    """Append to the transcript; at each turn end also snapshot state and sync to disk."""
+    if rt.recorder is None or isinstance(message, StreamEvent):
+        return
+    await rt.recorder.message(message)
+    turn_ended = isinstance(message, ResultMessage) or (
+        isinstance(message, UserMessage)
+        and message.parent_tool_use_id is None
+        and any(isinstance(b, ToolResultBlock) for b in message.blocks)
+    )
+    if turn_ended:
+        await rt.recorder.state(rt.snapshot())
+        await rt.recorder.sync()
+
+
+async def _run(rt: Runtime, prompt: UserMessage) -> AsyncGenerator[Message, None]:
     run = RunState()
     rt.interrupt_event.clear()
     yield SystemMessage("init", init_data(rt))
+    for notice in rt.pending_notices:
+        yield notice
+    rt.pending_notices.clear()
+    manual_focus = _manual_compact_focus(prompt)
+    if manual_focus is not None:
+        async for message in _manual_compact(rt, run, manual_focus):
+            yield message
+        return
     rt.history.append(prompt)
     yield prompt
     try:
@@ -110,6 +156,8 @@ async def agent_loop(rt: Runtime, prompt: UserMessage) -> AsyncIterator[Message]
             if rt.interrupt_event.is_set():
                 yield _result(rt, run, Finish("interrupted", None, ("interrupted by the user",)))
                 return
+            for message in await _compact_if_needed(rt, run):
+                yield message
 
             request = _request(rt, run)
             response_box: list[ModelResponse] = []
@@ -119,6 +167,11 @@ async def agent_loop(rt: Runtime, prompt: UserMessage) -> AsyncIterator[Message]
             async for message in _drain(rt, work):
                 yield message
             if not response_box:
+                if _context_exceeded(work) and not run.reactive_compaction_tried:
+                    run.reactive_compaction_tried = True
+                    for message in await _compact_if_needed(rt, run, forced=True):
+                        yield message
+                    continue
                 yield _result(rt, run, _failed_model_call(rt, work))
                 return
             response = response_box[0]
@@ -129,6 +182,7 @@ async def agent_loop(rt: Runtime, prompt: UserMessage) -> AsyncIterator[Message]
             assistant = _assistant_message(rt, response)
             if not (isinstance(step, AskAgain) and not step.keep_response):
                 rt.history.append(assistant)
+                rt.meter.record(response.usage, rt.history)
                 yield assistant
 
             limit = _limit_reached(rt, run)
@@ -157,6 +211,7 @@ async def agent_loop(rt: Runtime, prompt: UserMessage) -> AsyncIterator[Message]
                         yield _result(rt, run, Finish("error_max_turns", "tool_use"))
                         return
                     run.num_turns += 1
+                    rt.num_turns_total += 1
                     run.final_text.clear()
                     outcome = BatchOutcome()
                     work = _Work(partial(_run_tools, rt=rt, calls=calls, outcome=outcome))
@@ -399,6 +454,90 @@ def _answer_orphans(rt: Runtime) -> None:
     calls = rt.history[-1].tool_calls
     if calls:
         _close_calls(rt, calls, INTERRUPTED_RESULT)
+
+
+# --------------------------------------------------------------------------- context
+
+
+def _manual_compact_focus(prompt: UserMessage) -> str | None:
+    """``/compact [focus]`` as a prompt asks for a compaction instead of an answer."""
+    if not isinstance(prompt.content, str):
+        return None
+    text = prompt.content.strip()
+    if text != "/compact" and not text.startswith("/compact "):
+        return None
+    return text[len("/compact") :].strip()
+
+
+async def _manual_compact(rt: Runtime, run: RunState, focus: str) -> AsyncIterator[Message]:
+    try:
+        messages = await _compact(rt, run, "manual", focus or None)
+    except CompactionError as exc:
+        yield _result(
+            rt, run, Finish("error_during_execution", None, (f"compaction failed: {exc}",))
+        )
+        return
+    for message in messages:
+        yield message
+    run.final_text.append("Conversation compacted.")
+    yield _result(rt, run, Finish("success", "end_turn"))
+
+
+async def _compact_if_needed(rt: Runtime, run: RunState, *, forced: bool = False) -> list[Message]:
+    """Auto-compaction before a request, when the context passes the threshold."""
+    tokens = rt.meter.count(rt.history, system=rt.system_prompt, tools=rt.tool_specs).tokens
+    due = forced or should_compact(tokens, rt.window, rt.compaction.threshold)
+    if not due or not rt.breaker.allow():
+        return []
+    try:
+        messages = await _compact(rt, run, "auto", None, pre_tokens=tokens)
+    except CompactionError as exc:
+        rt.breaker.record_failure(exc)
+        note = rt.breaker.describe() if rt.breaker.open else f"auto-compaction failed: {exc}"
+        return [SystemMessage("informational", {"message": note})]
+    rt.breaker.record_success()
+    return messages
+
+
+async def _compact(
+    rt: Runtime,
+    run: RunState,
+    trigger: CompactTrigger,
+    focus: str | None,
+    *,
+    pre_tokens: int | None = None,
+) -> list[Message]:
+    result = await compact(
+        rt.history,
+        rt.model,
+        window=rt.window,
+        trigger=trigger,
+        settings=rt.compaction,
+        focus=focus,
+        system=rt.system_prompt,
+        tools=rt.tool_specs,
+        pre_tokens=pre_tokens,
+    )
+    rt.history[:] = result.messages
+    rt.meter.reset()
+    if result.model:
+        run.totals.add(result.model, result.usage)
+        rt.totals.add(result.model, result.usage)
+    if rt.recorder is not None and result.stage == "summarised":
+        await rt.recorder.compaction(
+            result.messages,
+            trigger=trigger,
+            pre_tokens=result.pre_tokens,
+            post_tokens=result.post_tokens,
+            summary=result.summary,
+            usage=result.usage,
+            model=result.model,
+        )
+    return [SystemMessage("compact_boundary", result.boundary_data())]
+
+
+def _context_exceeded(work: _Work) -> bool:
+    return isinstance(work.failure, ModelError) and work.failure.kind == "context_window_exceeded"
 
 
 # --------------------------------------------------------------------------- plumbing

@@ -53,5 +53,19 @@ class Options:
 
     include_partial_messages: bool = False
     raise_on_error: bool = False
+
+    # Sessions: every message is appended to a transcript as it happens.
     session_id: str | None = None
+    # None/"jsonl" (under $LOOPWRIGHT_HOME), "jsonl:<home>", "sqlite:<path>",
+    # "postgresql://…", or any SessionStore object.
+    session_store: Any = None
+    persist_session: bool = True
+    resume: str | None = None
+    continue_conversation: bool = False
+    fork_session: bool = False
+    resume_at: str | None = None
+
+    # Context: auto-compaction once the context passes this share of the window.
+    compaction_threshold: float = 0.8
+    context_window: int | None = None
     metadata: dict[str, Any] = field(default_factory=dict[str, Any])

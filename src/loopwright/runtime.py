@@ -14,11 +14,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from loopwright.context.compaction import CompactionBreaker, CompactionSettings
+from loopwright.context.tokens import ContextMeter, context_window
 from loopwright.cost import cost_of
 from loopwright.errors import ConfigurationError
-from loopwright.messages import ConversationMessage, Usage, new_uuid
+from loopwright.messages import ConversationMessage, Message, SystemMessage, Usage, new_uuid
 from loopwright.models.base import Model, ThinkingConfig, ToolSpec
 from loopwright.options import Options
+from loopwright.sessions import SessionRecorder, latest_session, open_store, resume_session
+from loopwright.sessions import start_session as start_stored_session
+from loopwright.sessions.transcript import StateSnapshot
 from loopwright.tools.base import OpenGate, SessionState, Tool, ToolGate
 
 VERSION = "0.1.0"
@@ -80,6 +85,16 @@ class Runtime:
     current_work: asyncio.Task[Any] | None = None
     services: dict[str, Any] = field(default_factory=dict[str, Any])
     created_at: float = field(default_factory=time.monotonic)
+    # Sessions: where messages are recorded (None when not persisted, and for subagents).
+    recorder: SessionRecorder | None = None
+    owns_store: bool = False
+    num_turns_total: int = 0
+    # Messages to show at the start of the next run (resume warnings, notices).
+    pending_notices: list[Message] = field(default_factory=list[Message])
+    # Context accounting and compaction.
+    meter: ContextMeter = field(default_factory=lambda: ContextMeter(128_000))
+    breaker: CompactionBreaker = field(default_factory=CompactionBreaker)
+    compaction: CompactionSettings = field(default_factory=CompactionSettings)
 
     @property
     def tool_specs(self) -> list[ToolSpec]:
@@ -88,6 +103,19 @@ class Runtime:
     @property
     def working_dirs(self) -> tuple[Path, ...]:
         return (self.state.cwd,)
+
+    @property
+    def window(self) -> int:
+        return self.meter.window
+
+    def snapshot(self) -> StateSnapshot:
+        return StateSnapshot.capture(
+            self.state,
+            usage=self.totals.usage,
+            total_cost_usd=self.totals.cost_usd,
+            model_usage=self.totals.model_usage,
+            num_turns=self.num_turns_total,
+        )
 
     def interrupt(self) -> None:
         self.interrupt_event.set()
@@ -106,6 +134,11 @@ class Runtime:
             closer = getattr(resource, "aclose", None)
             if closer is not None:
                 await closer()
+        if self.recorder is not None:
+            await self.recorder.sync()
+            if self.owns_store:
+                await self.recorder.store.aclose()
+            self.recorder = None
 
 
 def resolve_model(spec: str | Model | None) -> Model:
@@ -155,18 +188,61 @@ def build_system_prompt(options: Options, cwd: Path) -> str:
 
 
 def create_runtime(options: Options, *, parent_tool_use_id: str | None = None) -> Runtime:
+    """The session's pieces, not yet connected to a transcript (see :func:`open_runtime`)."""
     cwd = Path(options.cwd or os.getcwd()).resolve()
     if not cwd.is_dir():
         raise ConfigurationError(f"cwd {cwd} is not a directory; pass an existing directory")
+    model = resolve_model(options.model)
+    window = options.context_window or context_window(model.name)
     return Runtime(
         options=options,
-        model=resolve_model(options.model),
+        model=model,
         tools=resolve_tools(options.tools, options.disallowed_tools),
         state=SessionState(cwd=cwd),
         session_id=options.session_id or new_uuid(),
         system_prompt=build_system_prompt(options, cwd),
         parent_tool_use_id=parent_tool_use_id,
+        meter=ContextMeter(window),
+        compaction=CompactionSettings(threshold=options.compaction_threshold),
     )
+
+
+async def open_runtime(options: Options) -> Runtime:
+    """A runtime connected to its session: new, resumed, continued or forked."""
+    rt = create_runtime(options)
+    wants_history = options.resume is not None or options.continue_conversation
+    if not options.persist_session and not wants_history:
+        return rt
+    store = open_store(options.session_store, cwd=rt.state.cwd)
+    resume_id = options.resume
+    if resume_id is None and options.continue_conversation:
+        resume_id = await latest_session(store, rt.state.cwd)
+    if resume_id is None:
+        opened = await start_stored_session(store, rt.session_id, rt.state.cwd)
+    else:
+        opened = await resume_session(
+            store,
+            resume_id,
+            resume_at=options.resume_at,
+            fork=options.fork_session,
+            new_session_id=options.session_id if options.fork_session else None,
+        )
+    rt.session_id = opened.session_id
+    rt.recorder = opened.recorder if options.persist_session else None
+    # A store the user handed us may serve other sessions: only close the ones we opened.
+    rt.owns_store = options.session_store is None or isinstance(options.session_store, str)
+    restored = opened.restored
+    if restored is not None:
+        rt.history = list(restored.messages)
+        restored.state.apply_to(rt.state)
+        rt.totals.usage = restored.usage
+        rt.totals.cost_usd = restored.total_cost_usd
+        rt.totals.model_usage = {k: dict(v) for k, v in restored.state.model_usage.items()}
+        rt.num_turns_total = restored.num_turns
+        rt.pending_notices.extend(
+            SystemMessage("informational", {"message": warning}) for warning in restored.warnings
+        )
+    return rt
 
 
 def init_data(rt: Runtime) -> dict[str, Any]:

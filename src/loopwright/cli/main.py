@@ -33,6 +33,19 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--tools", help="comma-separated built-in tool names the model sees")
     parser.add_argument("--disallowed-tools", help="comma-separated tool names to remove")
     parser.add_argument("--include-partial-messages", action="store_true")
+    parser.add_argument("-r", "--resume", metavar="SESSION_ID", help="continue this session")
+    parser.add_argument(
+        "-c",
+        "--continue",
+        dest="continue_conversation",
+        action="store_true",
+        help="continue the most recent session in this directory",
+    )
+    parser.add_argument("--fork-session", action="store_true", help="resume into a new session id")
+    parser.add_argument("--resume-at", metavar="MESSAGE_UUID", help="branch from this message")
+    parser.add_argument("--session-id", help="use this id for a new session")
+    parser.add_argument("--no-session-persistence", action="store_true")
+    parser.add_argument("--session-store", help="jsonl (default), sqlite:PATH or postgresql://…")
     return parser
 
 
@@ -51,6 +64,13 @@ def options_from_args(args: argparse.Namespace) -> Options:
         tools=_split(args.tools) if args.tools else None,
         disallowed_tools=_split(args.disallowed_tools),
         include_partial_messages=args.include_partial_messages,
+        resume=args.resume,
+        continue_conversation=args.continue_conversation,
+        fork_session=args.fork_session,
+        resume_at=args.resume_at,
+        session_id=args.session_id,
+        persist_session=not args.no_session_persistence,
+        session_store=args.session_store,
     )
 
 
@@ -97,6 +117,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         from loopwright.cli.demo import run_demo
 
         return asyncio.run(run_demo())
+    if arguments[:1] == ["sessions"]:
+        from loopwright.cli.sessions import sessions_command
+
+        return sessions_command(arguments[1:])
     args = build_parser().parse_args(arguments)
     try:
         options = options_from_args(args)

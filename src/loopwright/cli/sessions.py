@@ -1,0 +1,91 @@
+"""``loopwright sessions list|show``: the transcripts of this directory's sessions."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import datetime
+import json
+import sys
+from collections.abc import Sequence
+
+from rich.console import Console
+from rich.table import Table
+
+from loopwright.cli.render import Renderer
+from loopwright.errors import LoopwrightError
+from loopwright.sessions import get_session_messages, list_sessions, open_store
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="loopwright sessions")
+    parser.add_argument("--cwd", help="the project directory (default: current)")
+    parser.add_argument("--session-store", help="jsonl (default), sqlite:PATH or postgresql://…")
+    commands = parser.add_subparsers(dest="command", required=True)
+    listing = commands.add_parser("list", help="sessions of this directory, newest first")
+    listing.add_argument("--all", action="store_true", help="sessions of every directory")
+    listing.add_argument("--json", action="store_true")
+    show = commands.add_parser("show", help="the messages of one session")
+    show.add_argument("session_id")
+    show.add_argument("--json", action="store_true", help="one JSON message per line")
+    return parser
+
+
+def _when(timestamp: float) -> str:
+    return datetime.datetime.fromtimestamp(timestamp).strftime("%Y-%m-%d %H:%M")
+
+
+async def _list(args: argparse.Namespace) -> int:
+    store = open_store(args.session_store, cwd=args.cwd)
+    try:
+        infos = await list_sessions(
+            None if args.all else args.cwd, store=store, all_projects=args.all
+        )
+    finally:
+        await store.aclose()
+    if args.json:
+        for info in infos:
+            print(
+                json.dumps(
+                    {
+                        "session_id": info.session_id,
+                        "cwd": info.cwd,
+                        "updated_at": info.updated_at,
+                        "summary": info.summary,
+                        "entries": info.entry_count,
+                    }
+                )
+            )
+        return 0
+    table = Table("session", "updated", "entries", "summary")
+    for info in infos:
+        table.add_row(info.session_id, _when(info.updated_at), str(info.entry_count), info.summary)
+    Console().print(table)
+    return 0
+
+
+async def _show(args: argparse.Namespace) -> int:
+    store = open_store(args.session_store, cwd=args.cwd)
+    try:
+        messages = await get_session_messages(args.session_id, store=store)
+    finally:
+        await store.aclose()
+    if args.json:
+        for message in messages:
+            print(json.dumps(message.to_dict(), ensure_ascii=False))
+        return 0
+    renderer = Renderer(show_prompt=True)
+    for message in messages:
+        renderer.show(message)
+    return 0
+
+
+def sessions_command(argv: Sequence[str]) -> int:
+    args = _parser().parse_args(list(argv))
+    try:
+        if args.command == "list":
+            return asyncio.run(_list(args))
+        return asyncio.run(_show(args))
+    except LoopwrightError as exc:
+        print(f"loopwright sessions: {exc}", file=sys.stderr)
+        return 1

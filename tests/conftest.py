@@ -1,0 +1,16 @@
+"""Suite-wide fixtures."""
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+
+@pytest.fixture(autouse=True)
+def isolated_loopwright_home(
+    tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
+) -> Iterator[Path]:
+    """Transcripts of test sessions go to a temporary home, never to ~/.loopwright."""
+    home = tmp_path_factory.mktemp("loopwright-home")
+    monkeypatch.setenv("LOOPWRIGHT_HOME", str(home))
+    yield home
