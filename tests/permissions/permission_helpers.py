@@ -44,6 +44,7 @@ TOOLS = {
         "WebFetch",
         "Agent",
         "TodoWrite",
+        "StructuredOutput",
         "mcp__github__get_issue",
         "mcp__github__create_issue",
         "mcp__dangerous__wipe",

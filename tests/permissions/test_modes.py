@@ -25,6 +25,7 @@ CALLS: dict[str, tuple[str, dict[str, Any]]] = {
     "custom": ("custom_tool", {"x": 1}),
     "agent": ("Agent", {"subagent_type": "Explore", "prompt": "look"}),
     "todo": ("TodoWrite", {"todos": []}),
+    "structured-output": ("StructuredOutput", {"answer": 42}),
 }
 
 EXPECTED: dict[str, dict[str, str]] = {
@@ -44,6 +45,7 @@ EXPECTED: dict[str, dict[str, str]] = {
         "custom": "ask",
         "agent": "allow",
         "todo": "allow",
+        "structured-output": "allow",
     },
     "acceptEdits": {
         "read": "allow",
@@ -61,6 +63,7 @@ EXPECTED: dict[str, dict[str, str]] = {
         "custom": "ask",
         "agent": "allow",
         "todo": "allow",
+        "structured-output": "allow",
     },
     "plan": {
         "read": "allow",
@@ -78,6 +81,7 @@ EXPECTED: dict[str, dict[str, str]] = {
         "custom": "ask",
         "agent": "allow",
         "todo": "allow",
+        "structured-output": "allow",
     },
     "dontAsk": {
         "read": "allow",
@@ -95,6 +99,7 @@ EXPECTED: dict[str, dict[str, str]] = {
         "custom": "deny",
         "agent": "allow",
         "todo": "allow",
+        "structured-output": "allow",
     },
     "bypassPermissions": dict.fromkeys(CALLS, "allow"),
 }

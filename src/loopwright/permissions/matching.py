@@ -38,6 +38,7 @@ FREE_TOOLS = frozenset(
         "EnterPlanMode",
         "TaskOutput",
         "TaskStop",
+        "StructuredOutput",
     }
 )
 AGENT_TOOLS = frozenset({"Agent", "Task"})
