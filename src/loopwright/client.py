@@ -72,18 +72,20 @@ def run_sync(prompt: str, options: Options | None = None) -> ResultMessage:
 
 
 class Client:
-    """A long-lived session: several queries share one conversation.
+    """A long-lived session: several prompts share one conversation.
 
-    ``query()`` starts the loop in a background task; ``receive_response()`` yields its
-    messages up to and including the ResultMessage. ``interrupt()`` may be called from
-    anywhere while a response is running.
+    ``query()`` queues a prompt (a string, a UserMessage, or an async iterable of them for
+    streaming input) and returns at once; one worker task answers prompts in order, and
+    ``receive_response()`` yields messages up to and including the next ResultMessage.
+    ``interrupt()`` stops the response that is running, from any task.
     """
 
     def __init__(self, options: Options | None = None) -> None:
         self.options = options or Options()
         self._runtime: Runtime | None = None
-        self._queue: asyncio.Queue[Message | BaseException | None] = asyncio.Queue()
-        self._task: asyncio.Task[None] | None = None
+        self._inbox: asyncio.Queue[Prompt | None] = asyncio.Queue()
+        self._outbox: asyncio.Queue[Message | BaseException] = asyncio.Queue()
+        self._worker: asyncio.Task[None] | None = None
 
     async def __aenter__(self) -> Client:
         await self.connect()
@@ -95,6 +97,7 @@ class Client:
     async def connect(self) -> None:
         if self._runtime is None:
             self._runtime = await open_runtime(self.options)
+            self._worker = asyncio.create_task(self._serve(self._runtime))
 
     @property
     def runtime(self) -> Runtime:
@@ -106,35 +109,23 @@ class Client:
     def session_id(self) -> str:
         return self.runtime.session_id
 
-    async def query(self, prompt: Prompt) -> None:
-        """Send a prompt; read the answer with :meth:`receive_response`."""
-        rt = self.runtime
-        if self._task is not None and not self._task.done():
-            raise LoopwrightError(
-                "a response is still running; read it with receive_response() or interrupt() it"
-            )
-        # A queue per prompt: an end marker of an earlier prompt can never cut this one short.
-        self._queue = asyncio.Queue()
-        self._task = asyncio.create_task(self._pump(rt, prompt, self._queue))
+    async def _serve(self, rt: Runtime) -> None:
+        while (prompt := await self._inbox.get()) is not None:
+            try:
+                async for message in _run_prompts(rt, prompt):
+                    self._outbox.put_nowait(message)
+            except Exception as exc:  # delivered to the reader, never lost in a task
+                self._outbox.put_nowait(exc)
 
-    @staticmethod
-    async def _pump(
-        rt: Runtime, prompt: Prompt, queue: asyncio.Queue[Message | BaseException | None]
-    ) -> None:
-        try:
-            async for message in _run_prompts(rt, prompt):
-                queue.put_nowait(message)
-        except BaseException as exc:  # delivered to the reader, never lost in a task
-            queue.put_nowait(exc)
-            if isinstance(exc, asyncio.CancelledError):
-                raise
-        finally:
-            queue.put_nowait(None)
+    async def query(self, prompt: Prompt) -> None:
+        """Queue a prompt; read the answer with :meth:`receive_response`."""
+        self.runtime  # noqa: B018 - raises a clear error when not connected
+        self._inbox.put_nowait(prompt)
 
     async def receive_messages(self) -> AsyncIterator[Message]:
-        """Every message of the running prompt(s) until the background run ends."""
-        queue = self._queue
-        while (item := await queue.get()) is not None:
+        """Every message, as the worker produces them (runs until you stop reading)."""
+        while True:
+            item = await self._outbox.get()
             if isinstance(item, BaseException):
                 raise item
             yield item
@@ -151,18 +142,28 @@ class Client:
         self.runtime.interrupt()
 
     async def set_model(self, model: str | Model) -> None:
+        """Use another model from the next request on."""
         from loopwright.runtime import resolve_model
 
         self.runtime.model = resolve_model(model)
 
+    def get_context_usage(self) -> dict[str, Any]:
+        """Tokens the next request will carry, the window, and the share used."""
+        rt = self.runtime
+        count = rt.meter.count(rt.history, system=rt.system_prompt, tools=rt.tool_specs)
+        return {**count.to_dict(), "model": rt.model.name, "messages": len(rt.history)}
+
     async def disconnect(self) -> None:
-        if self._task is not None and not self._task.done():
-            self._task.cancel()
-            await asyncio.gather(self._task, return_exceptions=True)
+        if self._worker is not None:
+            self._inbox.put_nowait(None)
+            if self._runtime is not None:
+                self._runtime.interrupt()
+            await asyncio.gather(self._worker, return_exceptions=True)
+            self._worker = None
         if self._runtime is not None:
             await self._runtime.aclose()
             self._runtime = None
 
     def __repr__(self) -> str:
-        state: Any = self._runtime.session_id if self._runtime else "disconnected"
+        state = self._runtime.session_id if self._runtime else "disconnected"
         return f"Client({state})"

@@ -173,7 +173,7 @@ def block_from_dict(data: dict[str, Any]) -> ContentBlock:
     values = dict(data)
     if kind == "tool_result" and isinstance(values.get("content"), list):
         values["content"] = [block_from_dict(b) for b in values["content"]]
-    names = {f.name for f in dataclasses.fields(cls)}
+    names = _field_names(cls)
     result: ContentBlock = cls(**{k: v for k, v in values.items() if k in names})
     return result
 
@@ -300,12 +300,23 @@ def message_to_dict(message: Message) -> dict[str, Any]:
     return data
 
 
+def _field_names(cls: type[Any]) -> frozenset[str]:
+    # Cached: resuming a long session decodes every message of it.
+    names = _FIELD_NAMES.get(cls)
+    if names is None:
+        names = _FIELD_NAMES[cls] = frozenset(f.name for f in dataclasses.fields(cls))
+    return names
+
+
+_FIELD_NAMES: dict[type[Any], frozenset[str]] = {}
+
+
 def message_from_dict(data: dict[str, Any]) -> Message:
     kind = data.get("type")
     cls = _MESSAGE_TYPES.get(str(kind))
     if cls is None:
         raise ValueError(f"unknown message type {kind!r}")
-    names = {f.name for f in dataclasses.fields(cls)}
+    names = _field_names(cls)
     values = {k: v for k, v in data.items() if k in names}
     if isinstance(values.get("usage"), dict):
         values["usage"] = Usage.from_dict(values["usage"])

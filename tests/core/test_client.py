@@ -152,3 +152,30 @@ async def test_cancelling_the_consumer_still_answers_pending_calls(tmp_path: Pat
     last = rt.history[-1]
     assert isinstance(last, UserMessage) and tool_results([last])[0].is_error
     assert await gone_within(child_pid)
+
+
+async def test_prompts_sent_while_a_response_runs_are_answered_in_order() -> None:
+    model = ScriptedModel([text("first"), text("second")])
+    async with Client(Options(model=model, tools=[])) as client:
+        await client.query("one")
+        await client.query("two")
+        first = [m async for m in client.receive_response()]
+        second = [m async for m in client.receive_response()]
+        usage = client.get_context_usage()
+    assert isinstance(first[-1], ResultMessage) and first[-1].result == "first"
+    assert isinstance(second[-1], ResultMessage) and second[-1].result == "second"
+    assert usage["messages"] == 4 and usage["window"] > 0
+
+
+async def test_set_model_switches_for_the_next_request() -> None:
+    first, second = ScriptedModel([text("a")], name="m1"), ScriptedModel([text("b")], name="m2")
+    async with Client(Options(model=first, tools=[])) as client:
+        await client.query("x")
+        [m async for m in client.receive_response()]
+        await client.set_model(second)
+        await client.query("y")
+        result = [m async for m in client.receive_response()][-1]
+    assert isinstance(result, ResultMessage) and result.result == "b"
+    assert list(result.model_usage) == ["m2"]
+    first.assert_complete()
+    second.assert_complete()
