@@ -12,12 +12,12 @@ arbitrary content (a CDN, a paste site) is an exfiltration channel; allow narrow
 
 from __future__ import annotations
 
-import atexit
 import os
 import re
 import shutil
 import sys
 import tempfile
+import weakref
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -105,7 +105,9 @@ class BwrapSandbox:
             self.available, self.bwrap = False, ""
         self._runtime = Path(tempfile.mkdtemp(prefix="loopwright-sandbox-"))
         self._proxy: DomainProxy | None = None
-        atexit.register(self.close)
+        # Not atexit.register(self.close): that would keep every sandbox of a long-lived
+        # process alive. The finalizer removes the runtime dir at collection or exit.
+        self._cleanup = weakref.finalize(self, shutil.rmtree, str(self._runtime), True)
 
     @property
     def socket_path(self) -> Path:
@@ -170,7 +172,7 @@ class BwrapSandbox:
         if self._proxy is not None:
             self._proxy.close()
             self._proxy = None
-        shutil.rmtree(self._runtime, ignore_errors=True)
+        self._cleanup()
 
     async def aclose(self) -> None:
         self.close()
