@@ -115,3 +115,12 @@ async def test_write_error_cases(ctx: ToolContext, tmp_path: Path) -> None:
     assert (await WriteTool().call({"file_path": str(tmp_path), "content": "x"}, ctx)).is_error
     missing = await WriteTool().call({"file_path": str(tmp_path / "x.txt")}, ctx)
     assert missing.is_error
+
+
+async def test_edit_keeps_crlf_line_endings(ctx: ToolContext, tmp_path: Path) -> None:
+    target = tmp_path / "win.txt"
+    target.write_bytes(b"one\r\ntwo\r\nthree\r\n")
+    await read(ctx, target)
+    result = await edit(ctx, target, "one\ntwo", "uno\ndos")
+    assert not result.is_error, result.content
+    assert target.read_bytes() == b"uno\r\ndos\r\nthree\r\n"

@@ -150,3 +150,16 @@ async def test_malformed_inputs_are_error_results(tree: Path) -> None:
 async def test_no_match_says_so(tree: Path) -> None:
     result = await grep(tree, pattern="zzz-not-there-zzz")
     assert not result.is_error and result.content == "No files found"
+
+
+async def test_content_pages_stop_rg_early_but_match_its_lines(tree: Path) -> None:
+    expected = rg("--sort=path", "-n", "-e", "needle", "--", str(tree))
+    first = str((await grep(tree, pattern="needle", output_mode="content", head_limit=5)).content)
+    assert first.splitlines()[:5] == expected[:5]
+    assert "offset=5" in first.splitlines()[5]
+    second = await grep(tree, pattern="needle", output_mode="content", head_limit=5, offset=5)
+    assert str(second.content).splitlines()[:5] == expected[5:10]
+    tail = await grep(
+        tree, pattern="needle", output_mode="content", head_limit=5, offset=len(expected) - 2
+    )
+    assert str(tail.content).splitlines() == expected[-2:]

@@ -128,3 +128,12 @@ async def test_malformed_inputs_are_error_results(ctx: ToolContext, tmp_path: Pa
     for case in cases:
         result = await ReadTool().call(case, ctx)
         assert result.is_error, case
+
+
+async def test_a_huge_single_line_is_cut_and_counted(ctx: ToolContext, tmp_path: Path) -> None:
+    target = tmp_path / "bundle.min.js"
+    target.write_text("z" * 5_000_000 + "\nsecond line\n")
+    result = await read(ctx, file_path=str(target))
+    text = str(result.content)
+    assert "     2\tsecond line" in text
+    assert len(text) < 5000

@@ -37,6 +37,10 @@ class Handler(BaseHTTPRequestHandler):
         self.send_header("Content-Length", "0")
         self.end_headers()
 
+    @property
+    def port(self) -> int:
+        return int(self.headers.get("Host", ":0").rsplit(":", 1)[1])
+
     def do_GET(self) -> None:
         routes = {
             "/html": lambda: self.send(200, "text/html; charset=utf-8", HTML),
@@ -48,6 +52,7 @@ class Handler(BaseHTTPRequestHandler):
             "/loop-a": lambda: self.redirect("/loop-b"),
             "/loop-b": lambda: self.redirect("/loop-a"),
             "/hop": lambda: self.redirect("/html"),
+            "/elsewhere": lambda: self.redirect(f"http://localhost:{self.port}/html"),
             "/big": self.big,
         }
         routes.get(self.path, lambda: self.send(404, "text/plain", b"unknown"))()
@@ -148,3 +153,12 @@ async def test_prompt_without_model_returns_content_with_note(
 ) -> None:
     result = await fetch(ctx, url=f"{server}/html", prompt="anything")
     assert "no model is available" in str(result.content) and "# Heading" in str(result.content)
+
+
+async def test_redirect_to_another_host_is_reported_not_followed(
+    ctx: ToolContext, server: str
+) -> None:
+    result = await fetch(ctx, url=f"{server}/elsewhere")
+    assert not result.is_error
+    assert "different host" in str(result.content) and "localhost" in str(result.content)
+    assert "# Heading" not in str(result.content)

@@ -18,6 +18,7 @@ from typing import IO, Any, Protocol
 # How long a group gets between SIGTERM and SIGKILL.
 TERMINATE_GRACE_SECONDS = 1.0
 CWD_FILE_ENV = "LOOPWRIGHT_CWD_FILE"
+NON_INTERACTIVE_ENV = {"PAGER": "cat", "GIT_PAGER": "cat", "GIT_TERMINAL_PROMPT": "0"}
 
 
 class CommandWrapper(Protocol):
@@ -53,6 +54,9 @@ async def spawn_shell(
 ) -> asyncio.subprocess.Process:
     """Start ``command`` under bash in its own session, stdout+stderr into ``output``."""
     env = dict(os.environ)
+    # Nothing can answer a pager or a credential prompt: make such commands finish instead.
+    for name, value in NON_INTERACTIVE_ENV.items():
+        env.setdefault(name, value)
     if cwd_file is not None:
         env[CWD_FILE_ENV] = str(cwd_file)
     argv = [bash_executable(), "-c", shell_script(command, cwd_file)]

@@ -92,6 +92,9 @@ def _edit_sync(
         text = path.read_bytes().decode("utf-8")
     except UnicodeDecodeError:
         return ToolResult.error(f"{path} is not UTF-8 text; Edit only changes text files")
+    if "\r\n" in text and "\r\n" not in old and "\n" in old:
+        # Read shows CRLF files with plain newlines; edit them in the file's own line endings.
+        old, new = old.replace("\n", "\r\n"), new.replace("\n", "\r\n")
     if old == "":
         if text:
             return ToolResult.error(

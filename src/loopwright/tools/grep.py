@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from loopwright.tools.base import ToolContext, ToolResult
-from loopwright.tools.ripgrep import RgOutput, run_rg
+from loopwright.tools.ripgrep import RgOutput, run_rg, run_rg_lines
 
 OutputMode = Literal["files_with_matches", "content", "count"]
 OUTPUT_MODES: tuple[OutputMode, ...] = ("files_with_matches", "content", "count")
@@ -170,33 +170,39 @@ def _count_pairs(stdout: bytes) -> list[tuple[str, str]]:
     return sorted((path, count) for path, count in pairs)
 
 
-def format_result(output: RgOutput, request: GrepRequest) -> str:
-    match request.mode:
-        case "files_with_matches":
-            files = _null_paths(output.stdout)
-            shown, note = _page(files, request)
-            if not files:
-                return "No files found"
-            if not shown:
-                return f"No entries at offset {request.offset} ({len(files)} files matched)"
-            return f"Found {len(files)} files\n" + "\n".join(_clean(shown)) + note
-        case "count":
-            pairs = _count_pairs(output.stdout)
-            total = sum(int(count) for _, count in pairs if count.strip().isdigit())
-            shown, note = _page([f"{path}:{count}" for path, count in pairs], request)
-            if not pairs:
-                return "No matches found"
-            summary = f"\n\nFound {total} matching lines in {len(pairs)} files"
-            return "\n".join(_clean(shown)) + note + summary
-        case "content":
-            lines = output.stdout.decode("utf-8", errors="replace").splitlines()
-            shown, note = _page(lines, request)
-            if not lines:
-                return "No matches found"
-            if not shown:
-                return f"No entries at offset {request.offset} ({len(lines)} lines matched)"
-            cut = [ln if len(ln) <= MAX_LINE_CHARS else ln[:MAX_LINE_CHARS] + " …" for ln in shown]
-            return "\n".join(cut) + note
+def format_files(output: RgOutput, request: GrepRequest) -> str:
+    files = _null_paths(output.stdout)
+    shown, note = _page(files, request)
+    if not files:
+        return "No files found"
+    if not shown:
+        return f"No entries at offset {request.offset} ({len(files)} files matched)"
+    return f"Found {len(files)} files\n" + "\n".join(_clean(shown)) + note
+
+
+def format_counts(output: RgOutput, request: GrepRequest) -> str:
+    pairs = _count_pairs(output.stdout)
+    if not pairs:
+        return "No matches found"
+    # The total covers every file, also those outside the head_limit/offset window.
+    total = sum(int(count) for _, count in pairs if count.strip().isdigit())
+    shown, note = _page([f"{path}:{count}" for path, count in pairs], request)
+    summary = f"\n\nFound {total} matching lines in {len(pairs)} files"
+    return "\n".join(_clean(shown)) + note + summary
+
+
+def format_content(lines: list[bytes], complete: bool, request: GrepRequest) -> str:
+    """Matching lines in the requested window; rg was stopped once it had printed enough."""
+    if not lines:
+        return "No matches found"
+    end = None if request.head_limit == 0 else request.offset + request.head_limit
+    shown = [ln.decode("utf-8", errors="replace") for ln in lines[request.offset : end]]
+    if not shown:
+        return f"No entries at offset {request.offset} ({len(lines)} lines matched)"
+    cut = [ln if len(ln) <= MAX_LINE_CHARS else ln[:MAX_LINE_CHARS] + " …" for ln in shown]
+    more = end is not None and (len(lines) > end or not complete)
+    note = f"\n[more lines not shown; use offset={end} to continue]" if more else ""
+    return "\n".join(cut) + note
 
 
 def _clean(paths: list[str]) -> list[str]:
@@ -219,6 +225,8 @@ class GrepTool:
             return ToolResult.error(request)
         args = [*request.rg_args, "-e", request.pattern, "--", str(request.path)]
         try:
+            if request.mode == "content":
+                return await self._content(args, request, ctx)
             output = await run_rg(args, ctx.state.cwd)
         except FileNotFoundError as exc:
             return ToolResult.error(str(exc))
@@ -226,7 +234,22 @@ class GrepTool:
             return ToolResult.error("the search timed out; narrow path, glob or type")
         if output.exit_code == 2 and not output.stdout:
             return ToolResult.error(f"ripgrep rejected the search: {output.stderr.strip()}")
-        text = format_result(output, request)
-        if output.exit_code == 2:
-            text += f"\n[some files could not be searched: {output.stderr.strip()[:500]}]"
-        return ToolResult(text)
+        format_output = format_files if request.mode == "files_with_matches" else format_counts
+        return ToolResult(
+            format_output(output, request) + _warnings(output.exit_code, output.stderr)
+        )
+
+    async def _content(self, args: list[str], request: GrepRequest, ctx: ToolContext) -> ToolResult:
+        # One line more than the window tells whether there is more to page through.
+        wanted = None if request.head_limit == 0 else request.offset + request.head_limit + 1
+        output = await run_rg_lines(args, ctx.state.cwd, wanted)
+        if output.exit_code == 2 and not output.lines:
+            return ToolResult.error(f"ripgrep rejected the search: {output.stderr.strip()}")
+        text = format_content(output.lines, output.complete, request)
+        return ToolResult(text + _warnings(output.exit_code, output.stderr))
+
+
+def _warnings(exit_code: int, stderr: str) -> str:
+    if exit_code != 2 or not stderr.strip():
+        return ""
+    return f"\n[some files could not be searched: {stderr.strip()[:500]}]"

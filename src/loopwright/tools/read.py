@@ -9,9 +9,10 @@ from __future__ import annotations
 import asyncio
 import base64
 import os
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TextIO
 
 from loopwright.messages import ImageBlock, TextBlock
 from loopwright.tools.base import ToolContext, ToolResult
@@ -19,6 +20,7 @@ from loopwright.tools.read_formats import render_notebook, render_pdf
 
 DEFAULT_LINE_LIMIT = 2000
 MAX_LINE_CHARS = 2000
+LONG_LINE_CHUNK = 1024 * 1024
 # A whole-file read stops here even under the line limit, so one call cannot flood the context.
 MAX_OUTPUT_CHARS = 250_000
 MAX_IMAGE_BYTES = 5 * 1024 * 1024
@@ -104,13 +106,26 @@ class TextSlice:
     cut_short: bool
 
 
+def _bounded_lines(handle: TextIO) -> Iterator[str]:
+    """The file's lines, each at most MAX_LINE_CHARS + 1 characters long.
+
+    A minified bundle can be one 100 MB line; reading it whole would load it all into
+    memory only to cut it, so the rest of an over-long line is skipped in chunks.
+    """
+    while line := handle.readline(MAX_LINE_CHARS + 1):
+        if len(line) > MAX_LINE_CHARS and not line.endswith("\n"):
+            while (rest := handle.readline(LONG_LINE_CHUNK)) and not rest.endswith("\n"):
+                pass
+        yield line
+
+
 def _read_text_slice(path: Path, offset: int, limit: int) -> TextSlice:
     numbered: list[str] = []
     chars = 0
     total = 0
     cut_short = False
     with path.open("r", encoding="utf-8", errors="replace", newline=None) as handle:
-        for total, line in enumerate(handle, start=1):
+        for total, line in enumerate(_bounded_lines(handle), start=1):
             if total < offset or cut_short:
                 continue
             if len(numbered) >= limit:

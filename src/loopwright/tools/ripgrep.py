@@ -71,3 +71,62 @@ async def run_rg(args: list[str], cwd: Path, timeout: float = RG_TIMEOUT_SECONDS
         await asyncio.shield(process.wait())
         raise
     return RgOutput(stdout, stderr.decode("utf-8", errors="replace"), process.returncode or 0)
+
+
+@dataclass(frozen=True, slots=True)
+class RgLines:
+    """The first lines rg printed; ``complete`` is False when we stopped it early."""
+
+    lines: list[bytes]
+    stderr: str
+    exit_code: int
+    complete: bool
+
+
+async def _read_lines(stream: asyncio.StreamReader, max_lines: int | None) -> tuple[bytes, bool]:
+    """Up to ``max_lines`` lines (all when None), and whether the stream was read to its end."""
+    chunks: list[bytes] = []
+    newlines = 0
+    while chunk := await stream.read(256 * 1024):
+        chunks.append(chunk)
+        newlines += chunk.count(b"\n")
+        if max_lines is not None and newlines >= max_lines:
+            return (b"".join(chunks), False)
+    return (b"".join(chunks), True)
+
+
+async def run_rg_lines(
+    args: list[str], cwd: Path, max_lines: int | None, timeout: float = RG_TIMEOUT_SECONDS
+) -> RgLines:
+    """Run rg, keeping at most ``max_lines`` lines of output and stopping rg once it has them.
+
+    Content searches can print gigabytes; stopping early bounds both memory and time.
+    """
+    binary = ripgrep_binary()
+    if binary is None:
+        raise FileNotFoundError(MISSING_RIPGREP)
+    process = await asyncio.create_subprocess_exec(
+        binary,
+        *args,
+        cwd=str(cwd),
+        stdin=asyncio.subprocess.DEVNULL,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+    )
+    assert process.stdout is not None and process.stderr is not None
+    stderr_task = asyncio.create_task(process.stderr.read())
+    stdout, complete = b"", False
+    try:
+        stdout, complete = await asyncio.wait_for(_read_lines(process.stdout, max_lines), timeout)
+    finally:
+        if not complete:
+            with contextlib.suppress(ProcessLookupError):
+                process.kill()
+        exit_code = await asyncio.shield(process.wait())
+        stderr = await asyncio.shield(stderr_task)
+    lines = stdout.split(b"\n")
+    if lines and lines[-1] == b"":
+        lines.pop()
+    if max_lines is not None:
+        lines = lines[:max_lines]
+    return RgLines(lines, stderr.decode("utf-8", errors="replace"), exit_code, complete)

@@ -65,6 +65,19 @@ class FetchedPage:
     truncated: bool
 
 
+@dataclass(frozen=True, slots=True)
+class CrossHostRedirect:
+    """A redirect to another host: not followed, so domain permission rules stay in force."""
+
+    original_url: str
+    redirect_url: str
+    status: int
+
+
+def _host(url: str) -> str:
+    return (urlsplit(url).hostname or "").lower().removeprefix("www.")
+
+
 def _check_url(raw: object) -> str | None:
     if not isinstance(raw, str) or not raw:
         return "url must be a non-empty string"
@@ -85,12 +98,15 @@ async def _read_capped(response: httpx.Response) -> tuple[bytes, bool]:
     return (b"".join(chunks), False)
 
 
-async def _fetch_once(client: httpx.AsyncClient, url: str) -> FetchedPage | str:
+async def _fetch_once(client: httpx.AsyncClient, url: str) -> FetchedPage | CrossHostRedirect | str:
     """The page at ``url``, or the redirect target when it answers with one."""
     async with client.stream("GET", url) as response:
         location = response.headers.get("location")
         if response.status_code in REDIRECT_STATUSES and location:
-            return urljoin(url, location)
+            target = urljoin(url, location)
+            if _host(target) != _host(url):
+                return CrossHostRedirect(url, target, response.status_code)
+            return target
         if response.status_code >= 400:
             raise FetchError(
                 f"HTTP {response.status_code} {response.reason_phrase} from {url}; the "
@@ -107,7 +123,7 @@ async def _fetch_once(client: httpx.AsyncClient, url: str) -> FetchedPage | str:
         return FetchedPage(url, response.status_code, content_type, body, encoding, truncated)
 
 
-async def fetch_page(url: str, timeout: float = TIMEOUT_SECONDS) -> FetchedPage:
+async def fetch_page(url: str, timeout: float = TIMEOUT_SECONDS) -> FetchedPage | CrossHostRedirect:
     """GET ``url`` following at most MAX_REDIRECTS redirects, refusing loops."""
     import httpx
 
@@ -118,7 +134,7 @@ async def fetch_page(url: str, timeout: float = TIMEOUT_SECONDS) -> FetchedPage:
     ) as client:
         for _ in range(MAX_REDIRECTS + 1):
             outcome = await _fetch_once(client, seen[-1])
-            if isinstance(outcome, FetchedPage):
+            if not isinstance(outcome, str):
                 return outcome
             if outcome in seen:
                 raise FetchError(f"redirect loop: {' -> '.join([*seen, outcome])}")
@@ -196,6 +212,11 @@ class WebFetchTool:
             return ToolResult.error(f"fetching {url} timed out after {TIMEOUT_SECONDS:.0f} s")
         except httpx.HTTPError as exc:
             return ToolResult.error(f"could not fetch {url}: {exc}")
+        if isinstance(page, CrossHostRedirect):
+            return ToolResult(
+                f"{page.original_url} redirected (HTTP {page.status}) to a different host: "
+                f"{page.redirect_url}\nCall WebFetch again with that URL to fetch it."
+            )
         header = f"Fetched {page.url} ({page.status}, {page.content_type or 'unknown type'})"
         if page.truncated:
             header += f"; body cut at {MAX_BODY_BYTES} bytes"
