@@ -1,0 +1,41 @@
+"""Through the real loop: every built-in's malformed calls come back as errors, and it goes on."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from loopwright import Options, query
+from loopwright.messages import ResultMessage, ToolResultBlock, UserMessage
+from loopwright.testing import ScriptedModel, text, tool_calls
+
+BAD_CALLS: list[tuple[str, dict[str, Any]]] = [
+    ("Read", {"file_path": "relative/path.txt"}),
+    ("Write", {"file_path": "/definitely/not/read/before.txt", "content": 7}),
+    ("Edit", {"file_path": "/no/such/file.py", "old_string": "a", "new_string": "b"}),
+    ("Glob", {"pattern": ""}),
+    ("Grep", {"pattern": "(unclosed"}),
+    ("Bash", {"command": "exit 9"}),
+    ("BashOutput", {"bash_id": "bash_404"}),
+    ("KillShell", {"shell_id": "bash_404"}),
+    ("WebFetch", {"url": "ftp://example.invalid/file"}),
+    ("WebSearch", {"query": "anything at all"}),
+    ("TodoWrite", {"todos": [{"content": "x", "status": "someday"}]}),
+    ("AskUserQuestion", {"questions": []}),
+]
+
+
+async def test_bad_calls_become_error_results_and_the_loop_goes_on(tmp_path: Path) -> None:
+    model = ScriptedModel([tool_calls(BAD_CALLS), text("all handled")])
+    options = Options(model=model, cwd=tmp_path, persist_session=False)
+    results: list[ToolResultBlock] = []
+    final: ResultMessage | None = None
+    async for message in query("exercise every tool", options):
+        if isinstance(message, UserMessage):
+            results += [b for b in message.blocks if isinstance(b, ToolResultBlock)]
+        if isinstance(message, ResultMessage):
+            final = message
+    assert final is not None and final.subtype == "success" and final.result == "all handled"
+    assert len(results) == len(BAD_CALLS)
+    assert all(block.is_error for block in results), [b.text for b in results if not b.is_error]
+    model.assert_complete()
