@@ -291,3 +291,16 @@ async def test_hook_input_carries_the_common_fields(project: Project) -> None:
             "tool_use_id": "t5",
         }
     ]
+
+
+async def test_subagent_gate_adds_agent_fields_to_hook_input(project: Project) -> None:
+    seen: list[dict[str, Any]] = []
+
+    async def record(input: dict[str, Any], tool_use_id: str | None, ctx: Any) -> dict[str, Any]:
+        seen.append(input)
+        return {}
+
+    gate = make_gate(project.root, hooks={"PreToolUse": [HookMatcher(None, [record])]})
+    gate.hook_fields = {"agent_id": "agent-1", "agent_type": "Explore"}
+    await gate.before(TOOLS["Read"], {"file_path": "a"}, context(project.root))
+    assert seen[0]["agent_id"] == "agent-1" and seen[0]["agent_type"] == "Explore"

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from pathlib import Path
+from typing import Any
 
 from loopwright.hooks import HookMatcher, HookRunner
 from loopwright.options import PermissionMode
@@ -32,6 +33,7 @@ def build_permission_gate(
     session_id: str = "",
     transcript_path: str | None = None,
     home: Path | None = None,
+    hook_fields: Mapping[str, Any] | None = None,
 ) -> PermissionGate:
     """The gate for one session. Raises RuleSyntaxError (a ValueError) for a bad rule."""
     cwd_path = Path(cwd).resolve()
@@ -55,6 +57,7 @@ def build_permission_gate(
         can_use_tool,
         session_id=session_id,
         transcript_path=transcript_path,
+        hook_fields=hook_fields,
     )
     gate.rule_warnings = list(rules.warnings)
     return gate

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import inspect
 import json
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -48,8 +49,11 @@ class PermissionGate:
         *,
         session_id: str = "",
         transcript_path: str | None = None,
+        hook_fields: Mapping[str, Any] | None = None,
     ) -> None:
         self.policy = policy
+        # Extra fields for every hook input, e.g. agent_id/agent_type inside a subagent.
+        self.hook_fields = dict(hook_fields or {})
         self.hooks = hooks or HookRunner()
         self.can_use_tool = can_use_tool
         self.session_id = session_id
@@ -226,7 +230,7 @@ class PermissionGate:
     ) -> HookOutcome:
         if not self.hooks.has(event):
             return HookOutcome()
-        extra: dict[str, Any] = {"permission_mode": self.policy.mode}
+        extra: dict[str, Any] = {"permission_mode": self.policy.mode, **self.hook_fields}
         if self.transcript_path:
             extra["transcript_path"] = self.transcript_path
         payload = hook_input(
