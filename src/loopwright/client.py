@@ -143,9 +143,9 @@ class Client:
 
     async def set_model(self, model: str | Model) -> None:
         """Use another model from the next request on."""
-        from loopwright.runtime import resolve_model
+        from loopwright.runtime import resolve_model, with_retries
 
-        self.runtime.model = resolve_model(model)
+        self.runtime.model = with_retries(resolve_model(model), self.options)
 
     def get_context_usage(self) -> dict[str, Any]:
         """Tokens the next request will carry, the window, and the share used."""

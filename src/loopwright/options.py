@@ -21,6 +21,11 @@ class AgentDefinition:
     prompt: str
     tools: list[str] | None = None  # None = the parent's tools (minus Agent)
     model: str | None = None  # None or "inherit" = the parent's model
+    # Provider errors (429, 5xx, overloads, dropped streams) are retried with backoff;
+    # after repeated overloads the fallback model takes over.
+    max_retries: int = 4
+    fallback_model: str | Model | None = None
+
     effort: Effort | None = None
     max_turns: int | None = None
     permission_mode: PermissionMode | None = None
@@ -47,6 +52,11 @@ class Options:
     max_tokens: int | None = None
     task_budget: int | None = None
     tool_timeout_seconds: float = 600.0
+
+    # Provider errors (429, 5xx, overloads, dropped streams) are retried with backoff;
+    # after repeated overloads the fallback model takes over.
+    max_retries: int = 4
+    fallback_model: str | Model | None = None
 
     effort: Effort | None = None
     thinking: ThinkingConfig | dict[str, Any] | None = None

@@ -141,6 +141,15 @@ class Runtime:
             self.recorder = None
 
 
+def with_retries(model: Model, options: Options) -> Model:
+    """Every model call goes through the retry wrapper (also scripted ones: their error
+    steps exercise the same retries users get from real providers)."""
+    from loopwright.models.retry import RetryingModel
+
+    fallback = resolve_model(options.fallback_model) if options.fallback_model else None
+    return RetryingModel(model, max_retries=options.max_retries, fallback=fallback)
+
+
 def resolve_model(spec: str | Model | None) -> Model:
     if spec is not None and not isinstance(spec, str):
         return spec
@@ -192,7 +201,7 @@ def create_runtime(options: Options, *, parent_tool_use_id: str | None = None) -
     cwd = Path(options.cwd or os.getcwd()).resolve()
     if not cwd.is_dir():
         raise ConfigurationError(f"cwd {cwd} is not a directory; pass an existing directory")
-    model = resolve_model(options.model)
+    model = with_retries(resolve_model(options.model), options)
     window = options.context_window or context_window(model.name)
     return Runtime(
         options=options,

@@ -304,3 +304,30 @@ async def test_disallowed_bare_name_removes_the_tool() -> None:
     messages = await collect("go", Options(model=model, tools=[echo], disallowed_tools=["echo"]))
     assert messages[0].data["tools"] == []  # type: ignore[union-attr]
     assert model.requests[0].tools == []
+
+
+async def test_retryable_errors_are_retried_and_visible_as_api_retry() -> None:
+    model = ScriptedModel([error("busy", kind="rate_limit", status_code=429), text("finally")])
+    messages = await collect("go", Options(model=model, tools=[]))
+    retries = [m for m in messages if isinstance(m, SystemMessage) and m.subtype == "api_retry"]
+    assert len(retries) == 1
+    assert retries[0].data["attempt"] == 1 and retries[0].data["error_status"] == 429
+    result = messages[-1]
+    assert isinstance(result, ResultMessage) and result.result == "finally"
+
+
+async def test_retries_stop_after_max_retries_with_the_providers_message() -> None:
+    model = ScriptedModel([error("down", kind="server")] * 3)
+    result = await run("go", Options(model=model, tools=[], max_retries=2))
+    assert result.subtype == "error_during_execution"
+    assert "down" in result.errors[0]
+    model.assert_complete()
+
+
+async def test_fallback_model_takes_over_after_repeated_overloads() -> None:
+    overloaded = error("overloaded", kind="overloaded", status_code=529)
+    primary = ScriptedModel([overloaded, overloaded], name="primary")
+    fallback = ScriptedModel([text("from the fallback")], name="backup")
+    result = await run("go", Options(model=primary, fallback_model=fallback, tools=[]))
+    assert result.result == "from the fallback"
+    assert list(result.model_usage) == ["backup"]

@@ -83,8 +83,10 @@ def error(
     *,
     kind: ModelErrorKind = "server",
     status_code: int | None = 500,
-    retry_after: float | None = None,
+    retry_after: float | None = 0.0,
 ) -> Step:
+    """A provider error. Retryable kinds are retried by the loop; ``retry_after`` (seconds,
+    default 0 so offline tests stay fast) is the Retry-After the "server" asks for."""
     return Step(
         error=ModelError(message, kind=kind, status_code=status_code, retry_after=retry_after)
     )
@@ -268,6 +270,7 @@ def _step_from_data(item: Any, file: Path, number: int) -> Step:
             str(spec.get("message", "scripted provider error")),
             kind=spec.get("kind", "server"),
             status_code=spec.get("status_code", 500),
+            retry_after=spec.get("retry_after", 0.0),
         )
     calls_data: list[Any] = []
     if "tool_call" in item:
