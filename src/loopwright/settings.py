@@ -49,6 +49,8 @@ class Settings:
     files: tuple[Path, ...] = ()  # settings files that were read, lowest precedence first
     # Entries that were ignored (with why), for the loop to show as informational messages.
     warnings: tuple[str, ...] = ()
+    # permissions.disableBypassPermissionsMode = "disable" in any file.
+    bypass_disabled: bool = False
     # From the files' "sandbox" sections; None when no file mentions a sandbox.
     sandbox: SandboxSettings | None = None
 
@@ -114,13 +116,14 @@ def load_settings(
         rules=merged.rules,
         default_mode=merged.default_mode,
         additional_directories=tuple(merged.directories),
-        hooks=merged.hooks,
+        hooks={} if merged.disable_all_hooks else merged.hooks,
         env=merged.env,
         memory=memory,
         memory_files=memory_files,
         files=tuple(read),
         warnings=(*merged.warnings, *merged.rules.warnings),
         sandbox=merge_sandbox_layers(merged.sandbox),
+        bypass_disabled=merged.disable_bypass,
     )
 
 
@@ -141,6 +144,8 @@ class _FileSettings:
     directories: list[Path]
     hooks: dict[str, list[HookMatcher]]
     env: dict[str, str]
+    disable_all_hooks: bool | None = None
+    disable_bypass: bool = False
 
 
 @dataclass(slots=True)
@@ -152,8 +157,14 @@ class _Merged:
     env: dict[str, str] = field(default_factory=dict[str, str])
     warnings: list[str] = field(default_factory=list[str])
     sandbox: list[SandboxLayer] = field(default_factory=list[SandboxLayer])
+    disable_all_hooks: bool = False
+    disable_bypass: bool = False
 
     def add(self, layer: _FileSettings) -> None:
+        if layer.disable_all_hooks is not None:
+            self.disable_all_hooks = layer.disable_all_hooks
+        # Any file may lock bypass mode away; none can unlock it again.
+        self.disable_bypass = self.disable_bypass or layer.disable_bypass
         self.rules = self.rules + layer.rules
         self.default_mode = layer.default_mode or self.default_mode
         self.directories.extend(d for d in layer.directories if d not in self.directories)
@@ -211,12 +222,20 @@ def _parse_file(
         (root / Path(d).expanduser()).resolve()
         for d in _string_list(permissions, "additionalDirectories", path)
     ]
+    disable_hooks = data.get("disableAllHooks")
+    if disable_hooks is not None and not isinstance(disable_hooks, bool):
+        raise SettingsError(f"{path}: disableAllHooks must be true or false")
+    lock = permissions.get("disableBypassPermissionsMode")
+    if lock not in (None, "disable"):
+        raise SettingsError(f"{path}: permissions.disableBypassPermissionsMode must be 'disable'")
     return _FileSettings(
         rules,
         cast(PermissionMode | None, mode),
         directories,
         parse_hooks(data.get("hooks", {}), path, root, source),
         _parse_env(data, path),
+        disable_hooks,
+        lock == "disable",
     )
 
 

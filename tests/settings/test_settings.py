@@ -275,3 +275,26 @@ def test_broken_sandbox_section_names_the_key(root: Path, home: Path) -> None:
     write(root / ".claude/settings.json", {"sandbox": {"network": {"allowedDomains": "x"}}})
     with pytest.raises(SettingsError, match="'allowedDomains' must be a list of strings"):
         load_settings(root, home=home)
+
+
+def test_disable_all_hooks_follows_precedence(root: Path, home: Path) -> None:
+    hooks = {"Stop": [{"hooks": [{"type": "command", "command": "true"}]}]}
+    write(home / ".claude/settings.json", {"disableAllHooks": True, "hooks": hooks})
+    assert load_settings(root, home=home).hooks == {}
+    write(root / ".claude/settings.json", {"disableAllHooks": False})
+    assert list(load_settings(root, home=home).hooks) == ["Stop"]
+
+
+def test_bypass_lock_cannot_be_lifted_by_another_file(root: Path, home: Path) -> None:
+    from loopwright.errors import ConfigurationError
+    from loopwright.permissions.assemble import build_permission_gate
+
+    write(
+        home / ".claude/settings.json", {"permissions": {"disableBypassPermissionsMode": "disable"}}
+    )
+    write(root / ".claude/settings.local.json", {"permissions": {}})
+    settings = load_settings(root, home=home)
+    assert settings.bypass_disabled
+    with pytest.raises(ConfigurationError, match="disableBypassPermissionsMode"):
+        build_permission_gate(cwd=root, permission_mode="bypassPermissions", settings=settings)
+    assert build_permission_gate(cwd=root, settings=settings).mode == "default"

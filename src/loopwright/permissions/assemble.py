@@ -12,6 +12,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from loopwright.errors import ConfigurationError
 from loopwright.hooks import HookMatcher, HookRunner
 from loopwright.options import PermissionMode
 from loopwright.permissions.gate import PermissionGate
@@ -47,6 +48,11 @@ def build_permission_gate(
         rules = rules + settings.rules
         extra_dirs = settings.additional_directories
         mode = permission_mode or settings.default_mode or "default"
+        if settings.bypass_disabled and mode == "bypassPermissions":
+            raise ConfigurationError(
+                "bypassPermissions mode is disabled by permissions.disableBypassPermissionsMode "
+                "in a settings file; choose another permission_mode or remove that setting"
+            )
         for event, entries in settings.hooks.items():
             matchers.setdefault(event, []).extend(entries)
     working_dirs = session_working_dirs(cwd_path, [*add_dirs, *extra_dirs])
