@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import math
+import os
 import tempfile
 from contextlib import AsyncExitStack
 from dataclasses import dataclass, field
@@ -241,8 +242,12 @@ class ServerConnection:
         if self._stderr is None:
             return ""
         try:
-            self._stderr.seek(0)
-            text = self._stderr.read().strip()
+            # Only the end matters, and a chatty server's log can be long: read just the tail.
+            self._stderr.flush()
+            size = os.fstat(self._stderr.fileno()).st_size
+            with open(self._stderr.fileno(), "rb", closefd=False) as raw:
+                raw.seek(max(0, size - 4 * _STDERR_TAIL_CHARS))
+                text = raw.read().decode("utf-8", "replace").strip()
         except (OSError, ValueError):
             return ""
         return f"server stderr: {text[-_STDERR_TAIL_CHARS:]}" if text else ""
