@@ -86,8 +86,15 @@ def load_settings(
     cwd: str | Path,
     sources: Iterable[str] = SETTING_SOURCES,
     home: str | Path | None = None,
+    *,
+    trust_project: bool = True,
 ) -> Settings:
-    """Read and merge every settings file and memory file of the chosen sources."""
+    """Read and merge every settings file and memory file of the chosen sources.
+
+    With ``trust_project=False`` (for repositories you did not write), the project file's
+    allow rules and additionalDirectories are dropped: they grant capability, while its
+    deny/ask rules only restrict and still apply.
+    """
     cwd_path = Path(cwd).resolve()
     home_path = Path(home) if home is not None else Path.home()
     chosen = _check_sources(sources)
@@ -99,6 +106,8 @@ def load_settings(
             continue
         data = _read_json(path)
         layer = _parse_file(data, path, source, anchor, root, home_path)
+        if source == "project" and not trust_project:
+            _distrust(layer, path, merged.warnings)
         if source != "user" and layer.default_mode == "bypassPermissions":
             # A repository must not be able to switch every check off by committing a file.
             merged.warnings.append(
@@ -125,6 +134,16 @@ def load_settings(
         sandbox=merge_sandbox_layers(merged.sandbox),
         bypass_disabled=merged.disable_bypass,
     )
+
+
+def _distrust(layer: _FileSettings, path: Path, warnings: list[str]) -> None:
+    if layer.rules.allow or layer.directories:
+        warnings.append(
+            f"{path}: allow rules and additionalDirectories ignored because the project is "
+            "not trusted (trust_project=False)"
+        )
+    layer.rules = RuleSet((), layer.rules.ask, layer.rules.deny, layer.rules.warnings)
+    layer.directories = []
 
 
 def _check_sources(sources: Iterable[str]) -> tuple[SettingSource, ...]:

@@ -298,3 +298,20 @@ def test_bypass_lock_cannot_be_lifted_by_another_file(root: Path, home: Path) ->
     with pytest.raises(ConfigurationError, match="disableBypassPermissionsMode"):
         build_permission_gate(cwd=root, permission_mode="bypassPermissions", settings=settings)
     assert build_permission_gate(cwd=root, settings=settings).mode == "default"
+
+
+def test_untrusted_project_keeps_restrictions_but_grants_nothing(root: Path, home: Path) -> None:
+    write(
+        root / ".claude/settings.json",
+        {
+            "permissions": {
+                "allow": ["Bash"],
+                "deny": ["Bash(rm *)"],
+                "additionalDirectories": ["/"],
+            }
+        },
+    )
+    settings = load_settings(root, home=home, trust_project=False)
+    assert settings.rules.allow == () and [r.text for r in settings.rules.deny] == ["Bash(rm *)"]
+    assert settings.additional_directories == ()
+    assert "not trusted" in settings.warnings[0]
