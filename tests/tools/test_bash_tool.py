@@ -105,3 +105,8 @@ async def test_no_zombie_left_after_a_command(ctx: ToolContext, tmp_path: Path) 
     leader = int(pid_file.read_text())
     assert process_state(leader) is None
     assert os.getpid() != leader
+
+
+async def test_runaway_output_is_killed(ctx: ToolContext) -> None:
+    result = await BashTool(max_output_file_bytes=2_000_000).call({"command": "yes"}, ctx)
+    assert result.is_error and "output passed 2000000 bytes" in str(result.content)

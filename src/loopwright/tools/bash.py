@@ -13,7 +13,7 @@ import shutil
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from loopwright.tools.base import ToolContext, ToolResult
 from loopwright.tools.bash_background import background_shells
@@ -27,6 +27,9 @@ HEAD_CHARS = 20_000
 TAIL_CHARS = 10_000
 # Never decode more than this much of an output file into memory.
 MAX_READBACK_BYTES = 64 * 1024 * 1024
+# A command printing more than this is runaway (`yes`, a log loop): kill it before the disk fills.
+MAX_OUTPUT_FILE_BYTES = 1024 * 1024 * 1024
+OUTPUT_CHECK_SECONDS = 0.5
 
 BASH_DESCRIPTION = """\
 Run a bash command and return its combined stdout and stderr with the exit code.
@@ -123,23 +126,46 @@ def _next_cwd(cwd_file: Path, ctx: ToolContext) -> tuple[Path, str]:
     return (candidate, "")
 
 
+StopReason = Literal["exited", "timed_out", "output_too_large"]
+
+
 @dataclass(frozen=True, slots=True)
 class _Finished:
     exit_code: int | None
-    timed_out: bool
+    stopped: StopReason
 
 
-async def _run_to_end(process: asyncio.subprocess.Process, timeout_s: float) -> _Finished:
-    """Wait for the command; kill its whole group on timeout or cancellation."""
+async def _wait_watching_output(
+    process: asyncio.subprocess.Process, output_path: Path, timeout_s: float, max_bytes: int
+) -> _Finished:
+    """Wait for the exit, checking now and then that the output file is not running away."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout_s
+    while True:
+        remaining = deadline - loop.time()
+        if remaining <= 0:
+            return _Finished(None, "timed_out")
+        try:
+            code = await asyncio.wait_for(process.wait(), min(remaining, OUTPUT_CHECK_SECONDS))
+        except TimeoutError:
+            if output_path.stat().st_size > max_bytes:
+                return _Finished(None, "output_too_large")
+            continue
+        return _Finished(code, "exited")
+
+
+async def _run_to_end(
+    process: asyncio.subprocess.Process, output_path: Path, timeout_s: float, max_bytes: int
+) -> _Finished:
+    """Wait for the command; kill its whole group on timeout, runaway output or cancellation."""
     try:
-        exit_code = await asyncio.wait_for(process.wait(), timeout=timeout_s)
-    except TimeoutError:
-        await kill_process_group(process)
-        return _Finished(None, True)
+        finished = await _wait_watching_output(process, output_path, timeout_s, max_bytes)
     except asyncio.CancelledError:
         await kill_process_group(process)
         raise
-    return _Finished(exit_code, False)
+    if finished.stopped != "exited":
+        await kill_process_group(process)
+    return finished
 
 
 @dataclass(frozen=True, slots=True)
@@ -150,6 +176,7 @@ class BashTool:
     description: str = BASH_DESCRIPTION
     input_schema: dict[str, Any] = field(default_factory=lambda: dict(BASH_SCHEMA))
     read_only: bool = False
+    max_output_file_bytes: int = MAX_OUTPUT_FILE_BYTES
 
     async def call(self, input: dict[str, Any], ctx: ToolContext) -> ToolResult:
         command = input.get("command")
@@ -182,7 +209,9 @@ class BashTool:
                 process = await spawn_shell(
                     command, ctx.state.cwd, output, cwd_file=cwd_file, wrapper=wrapper
                 )
-            finished = await _run_to_end(process, timeout_ms / 1000)
+            finished = await _run_to_end(
+                process, output_path, timeout_ms / 1000, self.max_output_file_bytes
+            )
             return self._result(finished, output_path, cwd_file, timeout_ms, ctx)
         except OSError as exc:
             output_path.unlink(missing_ok=True)
@@ -203,11 +232,14 @@ class BashTool:
         text, keep_file = render_output(raw, output_path)
         if not keep_file:
             output_path.unlink(missing_ok=True)
-        if finished.timed_out:
+        if finished.stopped == "timed_out":
             note = (
                 f"\nCommand timed out after {timeout_ms} ms; it and its child processes "
                 "were killed."
             )
+            return ToolResult(text + note, is_error=True)
+        if finished.stopped == "output_too_large":
+            note = f"\nCommand killed: its output passed {self.max_output_file_bytes} bytes."
             return ToolResult(text + note, is_error=True)
         new_cwd, cwd_note = _next_cwd(cwd_file, ctx)
         ctx.state.cwd = new_cwd
