@@ -124,6 +124,12 @@ BASH_CASES: list[tuple[str, str, str]] = [
     ("sort-output-file", "sort -o /etc/x src/app.py", "ask"),
     ("read-only-outside", "cat /etc/shadow", "ask"),
     ("cd-outside-then-read", "cd .. && cat proj/.env", "deny"),
+    ("read-via-variable", "cat $HOME/.ssh/id_rsa", "ask"),
+    ("read-via-brace-expansion", "cat {/etc/passwd,x}", "ask"),
+    ("read-other-users-home", "cat ~root/.ssh/id_rsa", "ask"),
+    ("read-via-glued-flag", "grep -f/etc/shadow pattern .", "ask"),
+    ("read-via-flag-value", "grep --file=/etc/shadow pattern .", "ask"),
+    ("redirect-brace-expansion", "npm run build > {a,/etc/x}", "ask"),
     # unparseable input
     ("double-bracket", "[[ -f x ]] && rm x", "deny"),
     ("case-statement", "case x in a) rm y;; esac", "deny"),

@@ -7,6 +7,7 @@ decision, while a wrong entry would approve writes silently.
 from __future__ import annotations
 
 import os
+from pathlib import Path
 
 from loopwright.permissions.paths import inside_any, spell
 from loopwright.permissions.shell import ShellAnalysis, SimpleCommand
@@ -102,16 +103,29 @@ def args_inside(
     every_arg: bool,
 ) -> bool:
     """Path arguments stay within the working dirs. ``every_arg`` treats each non-flag
-    argument as a path (for mkdir/cp…); otherwise only path-looking ones count."""
-    from pathlib import Path
-
+    argument as a path (for mkdir/cp…); otherwise only path-looking ones count. Values
+    the shell would still expand ($VAR, `cmd`, {a,b}, ~user) are unknown, so outside."""
+    dirs = tuple(Path(d) for d in working_dirs)
     for word in command.words[1:]:
-        if word.startswith("-"):
+        candidate = _flag_value(word) if word.startswith("-") else word
+        if candidate is None:
             continue
-        looks_like_path = every_arg or "/" in word or word.startswith((".", "~"))
-        if not looks_like_path:
+        if any(ch in candidate for ch in "$`{") or (
+            candidate.startswith("~") and not candidate.startswith("~/") and candidate != "~"
+        ):
+            return False
+        looks_like_path = "/" in candidate or candidate.startswith((".", "~"))
+        if not (looks_like_path or (every_arg and not word.startswith("-"))):
             continue
-        spellings = spell(word, Path(cwd), Path(home))
-        if not inside_any(spellings, tuple(Path(d) for d in working_dirs)):
+        if not inside_any(spell(candidate, Path(cwd), Path(home)), dirs):
             return False
     return True
+
+
+def _flag_value(word: str) -> str | None:
+    """The value glued to a flag (``--file=/x``, ``-f/x``), which may be a path too."""
+    if "=" in word:
+        return word.split("=", 1)[1]
+    if not word.startswith("--") and len(word) > 2:
+        return word[2:]
+    return None

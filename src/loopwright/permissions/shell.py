@@ -415,7 +415,7 @@ def _record_redirect(node: Any, out: _Collector) -> None:
         return
     writes = rtype in _OUTPUT_REDIRECTS
     (out.redirects if writes else out.inputs).append(word)
-    if word.startswith("~") or any(ch in word for ch in "*?[$`"):
+    if word.startswith("~") or any(ch in word for ch in "*?[{$`"):
         out.unsafe.append(f"a redirect to {word!r} whose target cannot be known")
         return
     if out.changes_dir and not word.startswith("/"):
