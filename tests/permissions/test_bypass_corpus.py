@@ -130,6 +130,8 @@ BASH_CASES: list[tuple[str, str, str]] = [
     ("read-via-glued-flag", "grep -f/etc/shadow pattern .", "ask"),
     ("read-via-flag-value", "grep --file=/etc/shadow pattern .", "ask"),
     ("redirect-brace-expansion", "npm run build > {a,/etc/x}", "ask"),
+    ("read-through-symlink-name", "cat escape", "ask"),
+    ("sort-compress-program", "sort --compress-program=sh src/app.py", "ask"),
     # unparseable input
     ("double-bracket", "[[ -f x ]] && rm x", "deny"),
     ("case-statement", "case x in a) rm y;; esac", "deny"),

@@ -63,7 +63,7 @@ _READ_ONLY_GIT = frozenset(
 ACCEPT_EDITS_COMMANDS = frozenset({"mkdir", "touch", "mv", "cp"})
 # Flags that make an otherwise read-only command write a file or run a program.
 _WRITING_FLAGS: dict[str, tuple[str, ...]] = {
-    "sort": ("-o", "--output"),
+    "sort": ("-o", "--output", "--compress-program"),
     "tree": ("-o",),
     "rg": ("--pre",),
     "date": ("-s", "--set"),
@@ -114,7 +114,12 @@ def args_inside(
             candidate.startswith("~") and not candidate.startswith("~/") and candidate != "~"
         ):
             return False
-        looks_like_path = "/" in candidate or candidate.startswith((".", "~"))
+        # An existing name counts too: it may be a symlink that points out of the tree.
+        looks_like_path = (
+            "/" in candidate
+            or candidate.startswith((".", "~"))
+            or os.path.lexists(os.path.join(cwd, candidate))
+        )
         if not (looks_like_path or (every_arg and not word.startswith("-"))):
             continue
         if not inside_any(spell(candidate, Path(cwd), Path(home)), dirs):
