@@ -9,12 +9,13 @@ import asyncio
 from collections.abc import AsyncIterable, AsyncIterator
 from typing import Any
 
+from loopwright.assemble import open_runtime
 from loopwright.errors import LoopwrightError, ResultError
 from loopwright.loop import agent_loop
 from loopwright.messages import Message, ResultMessage, UserMessage
 from loopwright.models.base import Model
 from loopwright.options import Options
-from loopwright.runtime import Runtime, open_runtime
+from loopwright.runtime import Runtime
 
 Prompt = str | UserMessage | AsyncIterable[UserMessage | str]
 
@@ -143,7 +144,7 @@ class Client:
 
     async def set_model(self, model: str | Model) -> None:
         """Use another model from the next request on."""
-        from loopwright.runtime import resolve_model, with_retries
+        from loopwright.assemble import resolve_model, with_retries
 
         self.runtime.model = with_retries(resolve_model(model), self.options)
 

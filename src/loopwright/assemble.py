@@ -1,0 +1,145 @@
+"""Options in, Runtime out: the model, the tools, the system prompt and the session.
+
+Everything that turns what the user asked for into what the loop works with happens
+here, once per session: model strings resolved and wrapped for retries, built-in names
+turned into tools, MCP servers started, skills and subagents listed, the transcript
+opened (new, resumed, continued or forked).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from pathlib import Path
+
+from loopwright.context.compaction import CompactionSettings
+from loopwright.context.tokens import ContextMeter, context_window
+from loopwright.errors import ConfigurationError
+from loopwright.messages import SystemMessage, new_uuid
+from loopwright.models.base import Model
+from loopwright.options import Options
+from loopwright.runtime import Runtime
+from loopwright.sessions import latest_session, open_store, resume_session
+from loopwright.sessions import start_session as start_stored_session
+from loopwright.tools.base import SessionState, Tool
+
+DEFAULT_SYSTEM_PROMPT = """\
+You are an agent working in a software project on the user's machine. Use the tools you \
+are given to inspect and change the project, run commands and check your work. Paths \
+given to file tools must be absolute. When the task is done, answer with a short \
+summary of what you did and what you found, without calling a tool.
+
+Working directory: {cwd}"""
+
+
+def with_retries(model: Model, options: Options) -> Model:
+    """Every model call goes through the retry wrapper (also scripted ones: their error
+    steps exercise the same retries users get from real providers)."""
+    from loopwright.models.retry import RetryingModel
+
+    fallback = resolve_model(options.fallback_model) if options.fallback_model else None
+    return RetryingModel(model, max_retries=options.max_retries, fallback=fallback)
+
+
+def resolve_model(spec: str | Model | None) -> Model:
+    if spec is not None and not isinstance(spec, str):
+        return spec
+    from loopwright.models.registry import resolve_model as resolve_from_registry
+
+    return resolve_from_registry(spec)
+
+
+def resolve_tools(
+    requested: Sequence[str | Tool] | None, disallowed: Sequence[str]
+) -> dict[str, Tool]:
+    """Exactly the tools the model will see, by name, in the order given."""
+    entries: Sequence[str | Tool] = list(requested) if requested is not None else []
+    if requested is None:
+        from loopwright.tools.builtins import BUILTIN_TOOL_NAMES
+
+        entries = list(BUILTIN_TOOL_NAMES)
+    removed = {name for name in disallowed if "(" not in name}
+    tools: dict[str, Tool] = {}
+    for entry in entries:
+        tool = _builtin(entry) if isinstance(entry, str) else entry
+        if tool.name in removed:
+            continue
+        if tool.name in tools:
+            raise ConfigurationError(
+                f"two tools are named {tool.name!r}; tool names must be unique — rename one"
+            )
+        tools[tool.name] = tool
+    return tools
+
+
+def _builtin(name: str) -> Tool:
+    # Imported on demand: sessions made only of @tool functions never load the built-ins.
+    from loopwright.tools.builtins import builtin_tool
+
+    return builtin_tool(name)
+
+
+def build_system_prompt(options: Options, cwd: Path) -> str:
+    base = options.system_prompt
+    prompt = DEFAULT_SYSTEM_PROMPT.format(cwd=cwd) if base is None else base
+    if options.append_system_prompt:
+        prompt = f"{prompt}\n\n{options.append_system_prompt}"
+    return prompt
+
+
+def create_runtime(options: Options, *, parent_tool_use_id: str | None = None) -> Runtime:
+    """The session's pieces, not yet connected to a transcript (see :func:`open_runtime`)."""
+    cwd = Path(options.cwd or os.getcwd()).resolve()
+    if not cwd.is_dir():
+        raise ConfigurationError(f"cwd {cwd} is not a directory; pass an existing directory")
+    model = with_retries(resolve_model(options.model), options)
+    window = options.context_window or context_window(model.name)
+    return Runtime(
+        options=options,
+        model=model,
+        tools=resolve_tools(options.tools, options.disallowed_tools),
+        state=SessionState(cwd=cwd),
+        session_id=options.session_id or new_uuid(),
+        system_prompt=build_system_prompt(options, cwd),
+        parent_tool_use_id=parent_tool_use_id,
+        meter=ContextMeter(window),
+        compaction=CompactionSettings(threshold=options.compaction_threshold),
+    )
+
+
+async def open_runtime(options: Options) -> Runtime:
+    """A runtime connected to its session: new, resumed, continued or forked."""
+    rt = create_runtime(options)
+    wants_history = options.resume is not None or options.continue_conversation
+    if not options.persist_session and not wants_history:
+        return rt
+    store = open_store(options.session_store, cwd=rt.state.cwd)
+    resume_id = options.resume
+    if resume_id is None and options.continue_conversation:
+        resume_id = await latest_session(store, rt.state.cwd)
+    if resume_id is None:
+        opened = await start_stored_session(store, rt.session_id, rt.state.cwd)
+    else:
+        opened = await resume_session(
+            store,
+            resume_id,
+            resume_at=options.resume_at,
+            fork=options.fork_session,
+            new_session_id=options.session_id if options.fork_session else None,
+        )
+    rt.session_id = opened.session_id
+    rt.recorder = opened.recorder if options.persist_session else None
+    # A store the user handed us may serve other sessions: only close the ones we opened.
+    rt.owns_store = options.session_store is None or isinstance(options.session_store, str)
+    restored = opened.restored
+    if restored is not None:
+        rt.history = list(restored.messages)
+        restored.state.apply_to(rt.state)
+        rt.totals.usage = restored.usage
+        rt.totals.cost_usd = restored.total_cost_usd
+        rt.totals.model_usage = {k: dict(v) for k, v in restored.state.model_usage.items()}
+        rt.num_turns_total = restored.num_turns
+        rt.pending_notices.extend(
+            SystemMessage("informational", {"message": warning}) for warning in restored.warnings
+        )
+    return rt
