@@ -239,14 +239,16 @@ class _Merge:
 class HookRunner:
     """Runs the hooks registered per event and merges what they return."""
 
-    def __init__(self, matchers: Mapping[str, Sequence[HookMatcher]] | None = None) -> None:
+    def __init__(
+        self, matchers: Mapping[str, Sequence[HookMatcher | Mapping[str, Any]]] | None = None
+    ) -> None:
         self.matchers: dict[str, list[HookMatcher]] = {}
         for event, entries in (matchers or {}).items():
             if event not in HOOK_EVENTS:
                 raise ValueError(
                     f"unknown hook event {event!r}; use one of: {', '.join(HOOK_EVENTS)}"
                 )
-            self.matchers[event] = list(entries)
+            self.matchers[event] = [_as_matcher(entry) for entry in entries]
 
     def has(self, event: HookEvent) -> bool:
         return any(m.hooks for m in self.matchers.get(event, ()))
@@ -322,6 +324,18 @@ class HookRunner:
                 "expected a dict (return {} to do nothing)"
             )
         return produced
+
+
+def _as_matcher(entry: HookMatcher | Mapping[str, Any]) -> HookMatcher:
+    """Accept the TypeScript-SDK shape ``{"matcher": ..., "hooks": [...], "timeout": ...}``."""
+    if isinstance(entry, HookMatcher):
+        return entry
+    unknown = set(entry) - {"matcher", "hooks", "timeout"}
+    if unknown or not isinstance(entry.get("hooks", []), list):
+        raise ValueError(
+            f"a hook matcher takes 'matcher', 'hooks' (a list) and 'timeout'; got {dict(entry)!r}"
+        )
+    return HookMatcher(entry.get("matcher"), list(entry.get("hooks", [])), entry.get("timeout"))
 
 
 @dataclass(frozen=True, slots=True)

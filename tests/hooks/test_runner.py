@@ -282,3 +282,13 @@ def test_unknown_event_is_rejected_with_the_valid_names() -> None:
 async def test_no_hooks_is_a_cheap_empty_outcome() -> None:
     outcome = await HookRunner().run("Stop", {})
     assert outcome.hooks_run == 0 and outcome.continue_ and not outcome.blocked
+
+
+async def test_dict_shaped_matchers_are_accepted() -> None:
+    runner = HookRunner(
+        {"PreToolUse": [{"matcher": "Bash", "hooks": [returning(decision("ask"))]}]}
+    )
+    outcome = await runner.run("PreToolUse", PRE, match_value="Bash")
+    assert outcome.permission_decision == "ask"
+    with pytest.raises(ValueError, match="'matcher', 'hooks'"):
+        HookRunner({"Stop": [{"match": "x"}]})
