@@ -13,6 +13,7 @@ import pytest
 from permissions.permission_helpers import Project, Recorder, decide, make_gate
 
 ALLOW = [
+    'Bash(git tag -m "release notes")',
     "Bash(npm run *)",
     "Bash(git status)",
     "Bash(git commit *)",
@@ -132,6 +133,10 @@ BASH_CASES: list[tuple[str, str, str]] = [
     ("redirect-brace-expansion", "npm run build > {a,/etc/x}", "ask"),
     ("read-through-symlink-name", "cat escape", "ask"),
     ("sort-compress-program", "sort --compress-program=sh src/app.py", "ask"),
+    ("rule-with-its-own-quotes", 'git tag -m "release notes"', "allow"),
+    ("same-words-other-quoting", "git tag -m 'release notes'", "allow"),
+    ("quoted-rule-plus-extra", 'git tag -m "release notes" && rm x', "deny"),
+    ("quoted-rule-extra-arg", 'git tag -m "release notes" -f', "ask"),
     # unparseable input
     ("double-bracket", "[[ -f x ]] && rm x", "deny"),
     ("case-statement", "case x in a) rm y;; esac", "deny"),

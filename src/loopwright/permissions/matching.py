@@ -229,9 +229,9 @@ def allow_match(rule: PermissionRule, facts: CallFacts) -> bool:
 
 
 def command_allowed(command: SimpleCommand, rules: Sequence[PermissionRule]) -> bool:
-    text = command.text
     return any(
-        rule.specifier is not None and command_pattern_regex(rule.specifier).fullmatch(text)
+        rule.specifier is not None
+        and any(command_pattern_regex(rule.specifier).fullmatch(t) for t in command.spellings)
         for rule in rules
     )
 

@@ -91,6 +91,9 @@ class SimpleCommand:
     words: tuple[str, ...]
     # Every spelling a deny rule should be tried against (with and without wrappers…).
     deny_texts: tuple[str, ...]
+    # The command as the model wrote it (quotes kept, wrappers dropped), so a rule written
+    # with its own quoting, like Bash(git commit -m "wip"), can match it as typed.
+    source_text: str = ""
 
     @property
     def text(self) -> str:
@@ -99,6 +102,12 @@ class SimpleCommand:
     @property
     def name(self) -> str:
         return self.words[0] if self.words else ""
+
+    @property
+    def spellings(self) -> tuple[str, ...]:
+        """Equivalent ways to write the command: shell-quoted, double-quoted, as typed."""
+        double = " ".join(_quote(w, double=True) for w in self.words)
+        return tuple(dict.fromkeys(t for t in (self.text, double, self.source_text) if t))
 
 
 @dataclass(frozen=True, slots=True)
@@ -129,13 +138,14 @@ class _Collector:
     inputs: list[str] = field(default_factory=list[str])
     unsafe: list[str] = field(default_factory=list[str])
     changes_dir: bool = False
+    source: str = ""
 
 
 def analyze(
     command: str, cwd: Path, working_dirs: tuple[Path, ...] = (), *, depth: int = 0
 ) -> ShellAnalysis:
     """Split ``command`` and judge whether an allow rule may approve it."""
-    collector = _Collector(cwd, working_dirs or (cwd,))
+    collector = _Collector(cwd, working_dirs or (cwd,), source=command)
     if len(command) > MAX_COMMAND_LENGTH:
         collector.unsafe.append(f"command longer than {MAX_COMMAND_LENGTH} characters")
     try:
@@ -219,6 +229,7 @@ def _visit_compound(node: Any, out: _Collector, depth: int, *, in_substitution: 
 
 def _visit_command(node: Any, out: _Collector, depth: int, *, in_substitution: bool) -> None:
     words: list[str] = []
+    positions: list[tuple[int, int]] = []
     assignments: list[str] = []
     for part in node.parts:
         if part.kind == "assignment":
@@ -226,17 +237,19 @@ def _visit_command(node: Any, out: _Collector, depth: int, *, in_substitution: b
                 assignments.append(part.word)
             else:
                 words.append(part.word)
+                positions.append(part.pos)
             _scan_expansions(part, out, depth)
         elif part.kind == "word":
             if not words and _has_parameter(part):
                 out.unsafe.append(f"the command name {part.word!r} comes from a variable")
             words.append(part.word)
+            positions.append(part.pos)
             _scan_expansions(part, out, depth)
         elif part.kind == "redirect":
             _record_redirect(part, out)
     if not words:
         return
-    _add_command(words, assignments, out, depth)
+    _add_command(words, positions, assignments, out, depth)
     _check_heredoc(node, strip_wrappers(words)[0], out, depth)
 
 
@@ -259,19 +272,28 @@ def _heredoc_deny_texts(node: Any, out: _Collector, depth: int = 0) -> None:
             out.deny_texts.extend(inner.deny_texts)
 
 
-def _add_command(words: list[str], assignments: list[str], out: _Collector, depth: int) -> None:
+def _add_command(
+    words: list[str],
+    positions: list[tuple[int, int]],
+    assignments: list[str],
+    out: _Collector,
+    depth: int,
+) -> None:
     stripped, notes = strip_wrappers(words)
+    # Wrappers are a prefix of the words, so the kept words are the last len(stripped).
+    kept = positions[len(words) - len(stripped) :]
+    source_text = out.source[kept[0][0] : kept[-1][1]] if kept else ""
     out.unsafe.extend(notes)
     unsafe_assignments = [
         a.split("=", 1)[0] for a in assignments if a.split("=", 1)[0] not in SAFE_ASSIGNMENTS
     ]
     if unsafe_assignments:
         out.unsafe.append(f"it sets {', '.join(unsafe_assignments)} for the command")
-    variants = _deny_variants(words, stripped)
+    variants = [*_deny_variants(words, stripped), source_text]
     out.deny_texts.extend(variants)
     if stripped:
         _check_command(stripped, out, depth)
-    out.commands.append(SimpleCommand(tuple(stripped), tuple(variants)))
+    out.commands.append(SimpleCommand(tuple(stripped), tuple(variants), source_text))
 
 
 def _deny_variants(words: list[str], stripped: list[str]) -> list[str]:
@@ -440,8 +462,12 @@ def _check_heredoc_into_interpreter(node: Any, out: _Collector) -> None:
             _heredoc_deny_texts(command, out)
 
 
-def _quote(word: str) -> str:
-    return word if re.fullmatch(r"[\w@%+=:,./~^-]*", word) and word else shlex.quote(word)
+def _quote(word: str, *, double: bool = False) -> str:
+    if word and re.fullmatch(r"[\w@%+=:,./~^-]*", word):
+        return word
+    if double and not any(ch in word for ch in '"$`\\!'):
+        return f'"{word}"'
+    return shlex.quote(word)
 
 
 def command_mentions_paths(words: tuple[str, ...]) -> list[str]:
