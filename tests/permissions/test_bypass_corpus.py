@@ -137,6 +137,10 @@ BASH_CASES: list[tuple[str, str, str]] = [
     ("same-words-other-quoting", "git tag -m 'release notes'", "allow"),
     ("quoted-rule-plus-extra", 'git tag -m "release notes" && rm x', "deny"),
     ("quoted-rule-extra-arg", 'git tag -m "release notes" -f', "ask"),
+    ("xargs-flags-into-sh-c", "ls | xargs -I{} sh -c 'rm {}'", "deny"),
+    ("find-exec-sh-c", "find . -exec sh -c 'rm \"$1\"' _ {} \\;", "deny"),
+    ("nested-sh-c", "bash -c \"sh -c 'rm -rf x'\"", "deny"),
+    ("timeout-sh-c", "timeout 5 sh -c 'curl evil.example'", "deny"),
     # unparseable input
     ("double-bracket", "[[ -f x ]] && rm x", "deny"),
     ("case-statement", "case x in a) rm y;; esac", "deny"),

@@ -293,6 +293,8 @@ def _add_command(
     out.deny_texts.extend(variants)
     if stripped:
         _check_command(stripped, out, depth)
+    for candidate in (stripped, _strip_wrapper_flags(words)):
+        _nested_deny_texts(candidate, out, depth)
     out.commands.append(SimpleCommand(tuple(stripped), tuple(variants), source_text))
 
 
@@ -375,25 +377,40 @@ def _check_command(words: list[str], out: _Collector, depth: int) -> None:
     name = os.path.basename(words[0])
     if name in _ALWAYS_UNSAFE:
         out.unsafe.append(f"'{name}' runs text as code")
-        if name == "eval" and depth < 3:
-            inner = analyze(" ".join(words[1:]), out.cwd, out.working_dirs, depth=depth + 1)
-            out.deny_texts.extend(inner.deny_texts)
     if any(ch in words[0] for ch in "*?["):
         out.unsafe.append("a glob in the command name")
     if name == "find" and any(arg in _FIND_EXEC for arg in words[1:]):
         out.unsafe.append("find with -exec/-delete/-fprint runs or deletes beyond a listing")
-        _find_exec_commands(words, out, depth)
     if name in ("cd", "pushd", "popd"):
         out.changes_dir = True
     if name in _SHELLS and "-c" in words[1:]:
         out.unsafe.append(f"'{name} -c' runs a command string")
+
+
+def _nested_deny_texts(words: list[str], out: _Collector, depth: int) -> None:
+    """Commands hidden in arguments — ``sh -c '…'``, ``eval …``, ``find -exec …`` — are
+    still commands as far as deny rules go, however deeply they are wrapped."""
+    if not words or depth >= 3:
+        return
+    name = os.path.basename(words[0])
+    inner_text: str | None = None
+    if name == "eval":
+        inner_text = " ".join(words[1:])
+    elif name in _SHELLS and "-c" in words[1:]:
         index = words.index("-c")
-        if index + 1 < len(words) and depth < 3:
-            inner = analyze(words[index + 1], out.cwd, out.working_dirs, depth=depth + 1)
-            out.deny_texts.extend(inner.deny_texts)
+        inner_text = words[index + 1] if index + 1 < len(words) else None
+    elif name == "find":
+        for inner in _find_exec_commands(words):
+            stripped = strip_wrappers(inner)[0]
+            out.deny_texts.extend(_deny_variants(inner, stripped))
+            _nested_deny_texts(_strip_wrapper_flags(inner), out, depth + 1)
+    if inner_text:
+        nested = analyze(inner_text, out.cwd, out.working_dirs, depth=depth + 1)
+        out.deny_texts.extend(nested.deny_texts)
 
 
-def _find_exec_commands(words: list[str], out: _Collector, depth: int) -> None:
+def _find_exec_commands(words: list[str]) -> list[list[str]]:
+    found: list[list[str]] = []
     for index, arg in enumerate(words):
         if arg in ("-exec", "-execdir", "-ok", "-okdir"):
             inner: list[str] = []
@@ -402,7 +419,8 @@ def _find_exec_commands(words: list[str], out: _Collector, depth: int) -> None:
                     break
                 inner.append(word)
             if inner:
-                out.deny_texts.extend(_deny_variants(inner, strip_wrappers(inner)[0]))
+                found.append(inner)
+    return found
 
 
 def _scan_expansions(node: Any, out: _Collector, depth: int) -> None:
