@@ -18,7 +18,7 @@ REQUEST = ModelRequest("m", "", [UserMessage("hi")])
 
 
 async def test_backoff_doubles_with_jitter_and_is_capped(sleeps: SleepRecorder) -> None:
-    inner = ScriptedModel([error("boom")] * 6 + [text("ok")])
+    inner = ScriptedModel([error("boom", retry_after=None)] * 6 + [text("ok")])
     retrying = RetryingModel(
         inner, max_retries=6, base_delay=1.0, max_delay=8.0, sleep=sleeps, jitter=lambda: 0.0
     )

@@ -71,6 +71,15 @@ def retry_after_seconds(headers: Mapping[str, str] | None) -> float | None:
     return max(0.0, email.utils.mktime_tz(parsed) - time.time())
 
 
+def json_content(body: Mapping[str, Any]) -> bytes:
+    """The request body serialised once, here.
+
+    Handing the SDK bytes instead of a dict skips its per-request deep copy of the body
+    (O(history) on every turn); the client still adds auth and the JSON content type.
+    """
+    return json.dumps(body, ensure_ascii=False, separators=(",", ":")).encode()
+
+
 def is_context_overflow(message: str) -> bool:
     lowered = message.lower()
     return any(marker in lowered for marker in _CONTEXT_OVERFLOW_MARKERS)

@@ -12,6 +12,8 @@ from typing import Any, cast
 
 import anthropic
 import httpx2
+from anthropic.types import Message, RawMessageStreamEvent
+from anthropic.types.beta import BetaMessage, BetaRawMessageStreamEvent
 
 from loopwright.errors import ModelError, ModelErrorKind
 from loopwright.messages import ContentBlock, TextBlock, ThinkingBlock, Usage
@@ -19,6 +21,7 @@ from loopwright.models._anthropic_wire import PROVIDER, build_body, count_tokens
 from loopwright.models._wire import (
     ClientPerLoop,
     is_context_overflow,
+    json_content,
     retry_after_seconds,
     tool_use_from_arguments,
 )
@@ -99,10 +102,7 @@ class AnthropicModel:
         client = self._clients.get()
         body, betas = build_body(request, self._model)
         try:
-            if betas:
-                created: Any = await client.beta.messages.create(**body, betas=betas)
-            else:
-                created = await client.messages.create(**body)
+            created = await _post_messages(client, body, betas)
         except Exception as exc:
             raise map_error(exc, mid_stream=False) from exc
         events = cast(AsyncIterator[Any], created)
@@ -127,6 +127,39 @@ class AnthropicModel:
         except Exception as exc:
             raise map_error(exc, mid_stream=False) from exc
         return counted.input_tokens
+
+
+async def _post_messages(
+    client: anthropic.AsyncAnthropic, body: dict[str, Any], betas: list[str]
+) -> Any:
+    """POST the prepared body through the SDK client (auth, errors, SSE decoding).
+
+    ``messages.create(**body)`` would first run the body through the SDK's recursive
+    TypedDict transform and then deep-copy it: O(history) with a large constant on every
+    turn (the transform alone was ~0.6 s per call 200 turns into a Responses session).
+    Our body is plain JSON that needs neither; the tests validate it against the same
+    TypedDicts instead.
+    """
+    if betas:
+        options: anthropic.RequestOptions = {
+            "headers": {"anthropic-beta": ",".join(betas)},
+            "params": {"beta": "true"},
+        }
+        return await client.post(
+            "/v1/messages",
+            content=json_content(body),
+            cast_to=BetaMessage,
+            stream=True,
+            stream_cls=anthropic.AsyncStream[BetaRawMessageStreamEvent],
+            options=options,
+        )
+    return await client.post(
+        "/v1/messages",
+        content=json_content(body),
+        cast_to=Message,
+        stream=True,
+        stream_cls=anthropic.AsyncStream[RawMessageStreamEvent],
+    )
 
 
 class _Assembly:

@@ -17,6 +17,8 @@ from collections.abc import AsyncIterator, Mapping
 from typing import Any, Literal
 
 import httpx2
+import openai
+from openai.types.chat import ChatCompletion, ChatCompletionChunk
 
 from loopwright.errors import ModelError
 from loopwright.messages import (
@@ -37,7 +39,12 @@ from loopwright.models._openai_common import (
     map_error,
     usage_from,
 )
-from loopwright.models._wire import ClientPerLoop, tool_arguments_json, tool_use_from_arguments
+from loopwright.models._wire import (
+    ClientPerLoop,
+    json_content,
+    tool_arguments_json,
+    tool_use_from_arguments,
+)
 from loopwright.models.base import (
     ModelEvent,
     ModelRequest,
@@ -107,7 +114,15 @@ class OpenAIChatModel:
         client = self._clients.get()
         body = self.build_body(request)
         try:
-            created: Any = await client.chat.completions.create(**body)
+            # Posted as prepared: see _post_messages in anthropic.py for why not create().
+            created: Any = await client.post(
+                "/chat/completions",
+                content=json_content(body),
+                cast_to=ChatCompletion,
+                stream=True,
+                stream_cls=openai.AsyncStream[ChatCompletionChunk],
+                options={"security": {"bearer_auth": True}},
+            )
         except Exception as exc:
             raise map_error(exc, mid_stream=False, api=_API) from exc
         assembly = _Assembly(self._model)

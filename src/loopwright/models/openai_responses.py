@@ -11,6 +11,8 @@ from collections.abc import AsyncIterator, Mapping
 from typing import Any
 
 import httpx2
+import openai
+from openai.types.responses import Response, ResponseStreamEvent
 
 from loopwright.errors import ModelError
 from loopwright.messages import (
@@ -33,7 +35,12 @@ from loopwright.models._openai_common import (
     map_error,
     usage_from,
 )
-from loopwright.models._wire import ClientPerLoop, tool_arguments_json, tool_use_from_arguments
+from loopwright.models._wire import (
+    ClientPerLoop,
+    json_content,
+    tool_arguments_json,
+    tool_use_from_arguments,
+)
 from loopwright.models.base import (
     ModelEvent,
     ModelRequest,
@@ -91,7 +98,15 @@ class OpenAIResponsesModel:
         client = self._clients.get()
         body = build_body(request, self._model, reasoning=self.supports_reasoning)
         try:
-            created: Any = await client.responses.create(**body)
+            # Posted as prepared: see _post_messages in anthropic.py for why not create().
+            created: Any = await client.post(
+                "/responses",
+                content=json_content(body),
+                cast_to=Response,
+                stream=True,
+                stream_cls=openai.AsyncStream[ResponseStreamEvent],
+                options={"security": {"bearer_auth": True}},
+            )
         except Exception as exc:
             raise map_error(exc, mid_stream=False, api=_API) from exc
         assembly = _Assembly(self._model)
