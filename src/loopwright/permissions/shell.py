@@ -37,7 +37,34 @@ _WRAPPERS = frozenset(
         "exec",
     }
 )
-_SHELLS = frozenset({"sh", "bash", "zsh", "dash", "ksh", "fish", "busybox"})
+# Programs that run their arguments as a command; deny rules look past them (allow rules
+# only look past the plain wrappers above: ``sudo rm`` is not ``rm`` for an allow rule).
+_EXEC_WRAPPERS = _WRAPPERS | {
+    "sudo",
+    "doas",
+    "watch",
+    "setsid",
+    "ionice",
+    "flock",
+    "chrt",
+    "taskset",
+    "unbuffer",
+    "busybox",
+    "strace",
+    "ltrace",
+    "nsenter",
+    "unshare",
+    "chroot",
+    "su",
+    "runuser",
+    "parallel",
+    "script",
+    "firejail",
+    "proxychains",
+    "torsocks",
+    "caffeinate",
+}
+_SHELLS = frozenset({"sh", "bash", "zsh", "dash", "ksh", "fish"})
 _INTERPRETERS = _SHELLS | {"python", "python3", "perl", "ruby", "node", "php", "lua"}
 _ALWAYS_UNSAFE = frozenset(
     {
@@ -300,7 +327,7 @@ def _add_command(
 
 def _deny_variants(words: list[str], stripped: list[str]) -> list[str]:
     variants: list[str] = []
-    for candidate in (words, stripped, _strip_wrapper_flags(words)):
+    for candidate in (words, stripped, _strip_wrapper_flags(words), *_wrapped_suffixes(words)):
         if not candidate:
             continue
         variants.append(" ".join(candidate))
@@ -309,6 +336,14 @@ def _deny_variants(words: list[str], stripped: list[str]) -> list[str]:
         if base != candidate[0]:
             variants.append(" ".join([base, *candidate[1:]]))
     return variants
+
+
+def _wrapped_suffixes(words: list[str]) -> list[list[str]]:
+    """After any program that runs its arguments (sudo, watch, flock…), every later
+    non-flag word may start the real command; deny rules try each such tail."""
+    if not words or os.path.basename(words[0]) not in _EXEC_WRAPPERS:
+        return []
+    return [words[j:] for j in range(1, len(words)) if not words[j].startswith("-")]
 
 
 def strip_wrappers(words: list[str]) -> tuple[list[str], list[str]]:
