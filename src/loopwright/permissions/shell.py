@@ -12,58 +12,24 @@ from __future__ import annotations
 
 import os
 import re
-import shlex
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import bashlex  # type: ignore[import-untyped]
 
+from loopwright.permissions.shell_words import (
+    SAFE_ASSIGNMENTS,
+    crude_split,
+    deny_variants,
+    find_exec_commands,
+    quote,
+    strip_wrapper_flags,
+    strip_wrappers,
+)
+
 MAX_COMMAND_LENGTH = 10_000
 
-# Wrappers that run their argument as the real command.
-_WRAPPERS = frozenset(
-    {
-        "timeout",
-        "time",
-        "nice",
-        "nohup",
-        "stdbuf",
-        "command",
-        "builtin",
-        "noglob",
-        "env",
-        "xargs",
-        "exec",
-    }
-)
-# Programs that run their arguments as a command; deny rules look past them (allow rules
-# only look past the plain wrappers above: ``sudo rm`` is not ``rm`` for an allow rule).
-_EXEC_WRAPPERS = _WRAPPERS | {
-    "sudo",
-    "doas",
-    "watch",
-    "setsid",
-    "ionice",
-    "flock",
-    "chrt",
-    "taskset",
-    "unbuffer",
-    "busybox",
-    "strace",
-    "ltrace",
-    "nsenter",
-    "unshare",
-    "chroot",
-    "su",
-    "runuser",
-    "parallel",
-    "script",
-    "firejail",
-    "proxychains",
-    "torsocks",
-    "caffeinate",
-}
 _SHELLS = frozenset({"sh", "bash", "zsh", "dash", "ksh", "fish"})
 _INTERPRETERS = _SHELLS | {"python", "python3", "perl", "ruby", "node", "php", "lua"}
 _ALWAYS_UNSAFE = frozenset(
@@ -80,27 +46,6 @@ _ALWAYS_UNSAFE = frozenset(
         "unset",
         "enable",
         "coproc",
-    }
-)
-# Assignments an allow rule may look past; any other (PATH=, LD_PRELOAD=…) blocks allow.
-SAFE_ASSIGNMENTS = frozenset(
-    {
-        "NODE_ENV",
-        "RUST_LOG",
-        "RUST_BACKTRACE",
-        "DEBUG",
-        "CI",
-        "LANG",
-        "LC_ALL",
-        "TZ",
-        "NO_COLOR",
-        "FORCE_COLOR",
-        "PYTHONUNBUFFERED",
-        "PYTHONDONTWRITEBYTECODE",
-        "TERM",
-        "COLUMNS",
-        "GOOS",
-        "GOARCH",
     }
 )
 _FIND_EXEC = frozenset(
@@ -124,7 +69,7 @@ class SimpleCommand:
 
     @property
     def text(self) -> str:
-        return " ".join(_quote(word) for word in self.words)
+        return " ".join(quote(word) for word in self.words)
 
     @property
     def name(self) -> str:
@@ -133,7 +78,7 @@ class SimpleCommand:
     @property
     def spellings(self) -> tuple[str, ...]:
         """Equivalent ways to write the command: shell-quoted, double-quoted, as typed."""
-        double = " ".join(_quote(w, double=True) for w in self.words)
+        double = " ".join(quote(w, double=True) for w in self.words)
         return tuple(dict.fromkeys(t for t in (self.text, double, self.source_text) if t))
 
 
@@ -196,21 +141,6 @@ def analyze(
         tuple(collector.inputs),
         tuple(dict.fromkeys(collector.unsafe)),
     )
-
-
-def crude_split(command: str) -> list[str]:
-    """Best-effort pieces for deny matching when the parser fails: split on operators and
-    substitution brackets, then strip quotes and wrappers from each piece."""
-    pieces = re.split(r"\|\||&&|[;|&\n(){}`]|\$\(|<\(|>\(", command)
-    out: list[str] = []
-    for piece in pieces:
-        words = [w.strip("'\"") for w in piece.split()]
-        while words and ("=" in words[0] or words[0] in _WRAPPERS):
-            words = words[1:]
-        if words:
-            out.append(" ".join(words))
-            out.append(" ".join([os.path.basename(words[0]), *words[1:]]))
-    return out
 
 
 def _visit(node: Any, out: _Collector, depth: int, *, in_substitution: bool) -> None:
@@ -316,96 +246,13 @@ def _add_command(
     ]
     if unsafe_assignments:
         out.unsafe.append(f"it sets {', '.join(unsafe_assignments)} for the command")
-    variants = [*_deny_variants(words, stripped), source_text]
+    variants = [*deny_variants(words, stripped), source_text]
     out.deny_texts.extend(variants)
     if stripped:
         _check_command(stripped, out, depth)
-    for candidate in (stripped, _strip_wrapper_flags(words)):
+    for candidate in (stripped, strip_wrapper_flags(words)):
         _nested_deny_texts(candidate, out, depth)
     out.commands.append(SimpleCommand(tuple(stripped), tuple(variants), source_text))
-
-
-def _deny_variants(words: list[str], stripped: list[str]) -> list[str]:
-    variants: list[str] = []
-    for candidate in (words, stripped, _strip_wrapper_flags(words), *_wrapped_suffixes(words)):
-        if not candidate:
-            continue
-        variants.append(" ".join(candidate))
-        variants.append(" ".join(_quote(w) for w in candidate))
-        base = os.path.basename(candidate[0])
-        if base != candidate[0]:
-            variants.append(" ".join([base, *candidate[1:]]))
-    return variants
-
-
-def _wrapped_suffixes(words: list[str]) -> list[list[str]]:
-    """After any program that runs its arguments (sudo, watch, flock…), every later
-    non-flag word may start the real command; deny rules try each such tail."""
-    if not words or os.path.basename(words[0]) not in _EXEC_WRAPPERS:
-        return []
-    return [words[j:] for j in range(1, len(words)) if not words[j].startswith("-")]
-
-
-def strip_wrappers(words: list[str]) -> tuple[list[str], list[str]]:
-    """Remove timeout/nice/nohup/env/… and their options; returns (words, unsafe notes)."""
-    notes: list[str] = []
-    current = list(words)
-    for _ in range(8):  # wrappers can nest: nice nohup timeout 5 cmd
-        if not current:
-            break
-        name, args = current[0], current[1:]
-        match name:
-            case "timeout":
-                rest = _skip_options(args, with_value={"-s", "--signal", "-k", "--kill-after"})
-                current = rest[1:] if rest else []
-            case "nice":
-                current = _skip_options(args, with_value={"-n", "--adjustment"})
-            case "stdbuf":
-                current = _skip_options(args, with_value={"-i", "-o", "-e"})
-            case "time" | "nohup" | "noglob" | "builtin":
-                current = _skip_options(args, with_value=set())
-            case "exec":
-                current = _skip_options(args, with_value={"-a"})
-            case "command":
-                if args and args[0] in ("-v", "-V"):
-                    return current, notes  # a lookup, not a run
-                current = _skip_options(args, with_value=set())
-            case "env":
-                rest = _skip_options(args, with_value={"-u", "--unset", "-C", "--chdir", "-S"})
-                bad = [w.split("=", 1)[0] for w in rest if "=" in w and not w.startswith("-")]
-                bad = [b for b in bad if b not in SAFE_ASSIGNMENTS]
-                if bad:
-                    notes.append(f"env sets {', '.join(bad)} for the command")
-                while rest and "=" in rest[0]:
-                    rest = rest[1:]
-                current = rest
-            case "xargs":
-                if args and args[0].startswith("-"):
-                    # Only bare xargs is transparent; with flags it is its own command.
-                    return current, notes
-                current = args
-            case _:
-                break
-    return current, notes
-
-
-def _strip_wrapper_flags(words: list[str]) -> list[str]:
-    """Aggressive stripping for deny matching: drop every leading wrapper and its flags."""
-    current = list(words)
-    while current and (current[0] in _WRAPPERS or "=" in current[0]):
-        current = current[1:]
-        while current and (current[0].startswith("-") or current[0][:1].isdigit()):
-            current = current[1:]
-    return current
-
-
-def _skip_options(args: list[str], *, with_value: set[str]) -> list[str]:
-    index = 0
-    while index < len(args) and args[index].startswith("-") and args[index] != "-":
-        if args[index] == "--":
-            return args[index + 1 :]
-        index += 2 if args[index] in with_value else 1
-    return args[index:]
 
 
 def _check_command(words: list[str], out: _Collector, depth: int) -> None:
@@ -435,27 +282,13 @@ def _nested_deny_texts(words: list[str], out: _Collector, depth: int) -> None:
         index = words.index("-c")
         inner_text = words[index + 1] if index + 1 < len(words) else None
     elif name == "find":
-        for inner in _find_exec_commands(words):
+        for inner in find_exec_commands(words):
             stripped = strip_wrappers(inner)[0]
-            out.deny_texts.extend(_deny_variants(inner, stripped))
-            _nested_deny_texts(_strip_wrapper_flags(inner), out, depth + 1)
+            out.deny_texts.extend(deny_variants(inner, stripped))
+            _nested_deny_texts(strip_wrapper_flags(inner), out, depth + 1)
     if inner_text:
         nested = analyze(inner_text, out.cwd, out.working_dirs, depth=depth + 1)
         out.deny_texts.extend(nested.deny_texts)
-
-
-def _find_exec_commands(words: list[str]) -> list[list[str]]:
-    found: list[list[str]] = []
-    for index, arg in enumerate(words):
-        if arg in ("-exec", "-execdir", "-ok", "-okdir"):
-            inner: list[str] = []
-            for word in words[index + 1 :]:
-                if word in (";", "+", "\\;"):
-                    break
-                inner.append(word)
-            if inner:
-                found.append(inner)
-    return found
 
 
 def _scan_expansions(node: Any, out: _Collector, depth: int) -> None:
@@ -513,16 +346,3 @@ def _check_heredoc_into_interpreter(node: Any, out: _Collector) -> None:
         out.unsafe.append("a heredoc fed to a shell or interpreter")
         for command in commands:
             _heredoc_deny_texts(command, out)
-
-
-def _quote(word: str, *, double: bool = False) -> str:
-    if word and re.fullmatch(r"[\w@%+=:,./~^-]*", word):
-        return word
-    if double and not any(ch in word for ch in '"$`\\!'):
-        return f'"{word}"'
-    return shlex.quote(word)
-
-
-def command_mentions_paths(words: tuple[str, ...]) -> list[str]:
-    """Arguments that look like paths (for acceptEdits' working-directory check)."""
-    return [w for w in words[1:] if not w.startswith("-")]
