@@ -11,16 +11,20 @@ from __future__ import annotations
 import os
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 from loopwright.context.compaction import CompactionSettings
 from loopwright.context.tokens import ContextMeter, context_window
 from loopwright.errors import ConfigurationError
+from loopwright.extensions import add_agents, add_mcp_servers, add_skills, add_structured_output
+from loopwright.mcp import load_mcp_json
 from loopwright.messages import SystemMessage, new_uuid
 from loopwright.models.base import Model
 from loopwright.options import Options
-from loopwright.runtime import Runtime
+from loopwright.runtime import CountingModel, Runtime
 from loopwright.sessions import latest_session, open_store, resume_session
 from loopwright.sessions import start_session as start_stored_session
+from loopwright.settings import find_project_root
 from loopwright.tools.base import SessionState, Tool
 
 DEFAULT_SYSTEM_PROMPT = """\
@@ -61,6 +65,8 @@ def resolve_tools(
     removed = {name for name in disallowed if "(" not in name}
     tools: dict[str, Tool] = {}
     for entry in entries:
+        if isinstance(entry, str) and entry in EXTENSION_TOOL_NAMES:
+            continue  # made later from the session's agents and skills
         tool = _builtin(entry) if isinstance(entry, str) else entry
         if tool.name in removed:
             continue
@@ -70,6 +76,18 @@ def resolve_tools(
             )
         tools[tool.name] = tool
     return tools
+
+
+# Tools built from the session's own configuration rather than from the built-in registry.
+EXTENSION_TOOL_NAMES = frozenset({"Agent", "Skill"})
+
+
+def _wants(options: Options, name: str) -> bool:
+    """Whether the model should get an extension tool: listed in ``tools`` (or all tools
+    requested), and not removed by ``disallowed_tools``."""
+    if name in options.disallowed_tools:
+        return False
+    return options.tools is None or any(entry == name for entry in options.tools)
 
 
 def _builtin(name: str) -> Tool:
@@ -94,7 +112,7 @@ def create_runtime(options: Options, *, parent_tool_use_id: str | None = None) -
         raise ConfigurationError(f"cwd {cwd} is not a directory; pass an existing directory")
     model = with_retries(resolve_model(options.model), options)
     window = options.context_window or context_window(model.name)
-    return Runtime(
+    rt = Runtime(
         options=options,
         model=model,
         tools=resolve_tools(options.tools, options.disallowed_tools),
@@ -104,15 +122,63 @@ def create_runtime(options: Options, *, parent_tool_use_id: str | None = None) -
         parent_tool_use_id=parent_tool_use_id,
         meter=ContextMeter(window),
         compaction=CompactionSettings(threshold=options.compaction_threshold),
+        base_working_dirs=(cwd, *(Path(d).resolve() for d in options.add_dirs)),
     )
+    # What tools may use: the session's model (WebFetch summaries, counted in the
+    # totals), the user's question callback and search backend.
+    rt.services["model"] = CountingModel(rt)
+    if options.ask_user is not None:
+        rt.services["ask_user"] = options.ask_user
+    if options.web_search_backend is not None:
+        rt.services["web_search"] = options.web_search_backend
+    return rt
 
 
 async def open_runtime(options: Options) -> Runtime:
-    """A runtime connected to its session: new, resumed, continued or forked."""
+    """A runtime with its extensions started and its transcript opened."""
     rt = create_runtime(options)
+    try:
+        await _add_extensions(rt)
+        await _open_session(rt)
+    except BaseException:
+        await rt.aclose()  # MCP servers may already be running
+        raise
+    rt.pending_notices.extend(
+        SystemMessage("informational", {"message": notice}) for notice in rt.notices
+    )
+    return rt
+
+
+async def _add_extensions(rt: Runtime) -> None:
+    options = rt.options
+    sources = tuple(options.setting_sources or ())
+    root = find_project_root(rt.state.cwd)
+    mcp_configs: dict[str, Any] = {}
+    if "project" in sources:
+        mcp_configs.update(load_mcp_json(root / ".mcp.json"))
+    mcp_configs.update(options.mcp_servers)
+    await add_mcp_servers(rt, mcp_configs)
+    add_skills(rt, _config_dirs(sources, root, "skills"), _wants(options, "Skill"))
+    add_agents(rt, _config_dirs(sources, root, "agents"), _wants(options, "Agent"))
+    add_structured_output(rt)
+
+
+def _config_dirs(sources: Sequence[str], root: Path, kind: str) -> list[Path]:
+    """``.claude/<kind>`` and ``.loopwright/<kind>`` of the user, then of the project (later
+    wins on a name clash)."""
+    bases: list[Path] = []
+    if "user" in sources:
+        bases.append(Path.home())
+    if "project" in sources or "local" in sources:
+        bases.append(root)
+    return [base / directory / kind for base in bases for directory in (".claude", ".loopwright")]
+
+
+async def _open_session(rt: Runtime) -> None:
+    options = rt.options
     wants_history = options.resume is not None or options.continue_conversation
     if not options.persist_session and not wants_history:
-        return rt
+        return
     store = open_store(options.session_store, cwd=rt.state.cwd)
     resume_id = options.resume
     if resume_id is None and options.continue_conversation:
@@ -142,4 +208,3 @@ async def open_runtime(options: Options) -> Runtime:
         rt.pending_notices.extend(
             SystemMessage("informational", {"message": warning}) for warning in restored.warnings
         )
-    return rt

@@ -9,15 +9,23 @@ import asyncio
 from collections.abc import AsyncIterable, AsyncIterator
 from typing import Any
 
-from loopwright.assemble import open_runtime
+from loopwright.assemble import open_runtime as assemble_runtime
 from loopwright.errors import LoopwrightError, ResultError
 from loopwright.loop import agent_loop
 from loopwright.messages import Message, ResultMessage, UserMessage
 from loopwright.models.base import Model
 from loopwright.options import Options
 from loopwright.runtime import Runtime
+from loopwright.subagents import install_subagents
 
 Prompt = str | UserMessage | AsyncIterable[UserMessage | str]
+
+
+async def open_runtime(options: Options) -> Runtime:
+    """The session's runtime, able to run subagents through the loop."""
+    rt = await assemble_runtime(options)
+    install_subagents(rt)
+    return rt
 
 
 async def _prompts(prompt: Prompt) -> AsyncIterator[UserMessage]:

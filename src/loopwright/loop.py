@@ -12,6 +12,7 @@ Each model response is turned into a tagged next step (:class:`Finish`, :class:`
 from __future__ import annotations
 
 import asyncio
+import json
 import time
 from collections.abc import AsyncGenerator, AsyncIterator, Callable, Coroutine, Sequence
 from dataclasses import dataclass, field
@@ -41,6 +42,13 @@ from loopwright.runtime import Runtime, Totals, init_data
 from loopwright.sessions.recorder import CompactTrigger
 from loopwright.tools.base import ToolContext
 from loopwright.tools.executor import BatchOutcome, execute
+from loopwright.tools.structured_output import (
+    MAX_STRUCTURED_OUTPUT_RETRIES,
+    STRUCTURED_OUTPUT_TOOL_NAME,
+    extract_structured,
+    reprompt_message,
+    structured_from_text,
+)
 
 # How often a response cut by max_tokens mid-text is continued before the run ends.
 MAX_TEXT_CONTINUATIONS = 3
@@ -62,6 +70,7 @@ class Finish:
     subtype: ResultSubtype
     stop_reason: str | None
     errors: tuple[str, ...] = ()
+    structured_output: Any = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -88,7 +97,7 @@ class RunState:
 
     started: float = field(default_factory=time.monotonic)
     num_turns: int = 0
-    totals: Totals = field(default_factory=Totals)
+    structured_attempts: int = 0
     denials: list[dict[str, Any]] = field(default_factory=list[dict[str, Any]])
     final_text: list[str] = field(default_factory=list[str])
     continuations: int = 0
@@ -139,6 +148,7 @@ async def record(rt: Runtime, message: Message) -> None:
 
 async def _run(rt: Runtime, prompt: UserMessage) -> AsyncGenerator[Message, None]:
     run = RunState()
+    rt.run_totals = Totals()
     rt.interrupt_event.clear()
     yield SystemMessage("init", init_data(rt))
     for notice in rt.pending_notices:
@@ -175,8 +185,7 @@ async def _run(rt: Runtime, prompt: UserMessage) -> AsyncGenerator[Message, None
                 yield _result(rt, run, _failed_model_call(rt, work))
                 return
             response = response_box[0]
-            run.totals.add(response.model, response.usage)
-            rt.totals.add(response.model, response.usage)
+            rt.add_usage(response.model, response.usage)
 
             step = _next_step(rt, run, response)
             assistant = _assistant_message(rt, response)
@@ -239,6 +248,11 @@ async def _run(rt: Runtime, prompt: UserMessage) -> AsyncGenerator[Message, None
                             Finish("interrupted", None, ("a permission denial stopped the run",)),
                         )
                         return
+                    if rt.output_format is not None:
+                        verdict = _structured_after_tools(rt, run, calls, results)
+                        if isinstance(verdict, Finish):
+                            yield _result(rt, run, verdict)
+                            return
                     if work.failure is not None:
                         yield _result(
                             rt,
@@ -301,21 +315,65 @@ def _next_step(rt: Runtime, run: RunState, response: ModelResponse) -> NextStep:
             return Finish(
                 "error_during_execution", stop, ("the model paused too many times in a row",)
             )
+        case _ if rt.output_format is not None and stop != "refusal":
+            return _structured_from_answer(rt, run, text, stop)
         case _:
             return Finish("success", stop or "end_turn")
+
+
+def _structured_from_answer(rt: Runtime, run: RunState, text: str, stop: str | None) -> NextStep:
+    """The model ended without calling StructuredOutput: accept a valid JSON answer, else
+    ask again, at most MAX_STRUCTURED_OUTPUT_RETRIES times."""
+    assert rt.output_format is not None
+    value, errors = structured_from_text(rt.output_format, text)
+    if not errors:
+        return Finish("success", stop or "end_turn", structured_output=value)
+    return _structured_retry(rt, run, None)
+
+
+def _structured_retry(rt: Runtime, run: RunState, errors: list[str] | None) -> NextStep:
+    run.structured_attempts += 1
+    if run.structured_attempts > MAX_STRUCTURED_OUTPUT_RETRIES:
+        return Finish(
+            "error_max_structured_output_retries",
+            None,
+            (
+                f"no valid structured output after {MAX_STRUCTURED_OUTPUT_RETRIES} retries",
+                *(errors or ()),
+            ),
+        )
+    follow_up = reprompt_message(errors, run.structured_attempts)
+    return AskAgain(UserMessage(follow_up, rt.parent_tool_use_id) if errors is None else None)
+
+
+def _structured_after_tools(
+    rt: Runtime, run: RunState, calls: list[ToolUseBlock], results: list[ToolResultBlock]
+) -> NextStep | None:
+    """After a batch: a successful StructuredOutput call ends the run with its value."""
+    assert rt.output_format is not None
+    for call, result in zip(calls, results, strict=True):
+        if call.name != STRUCTURED_OUTPUT_TOOL_NAME:
+            continue
+        value, errors = extract_structured(rt.output_format, call.input)
+        if not result.is_error and not errors:
+            return Finish("success", "tool_use", structured_output=value)
+        # The error result already told the model what to fix; count the attempt.
+        step = _structured_retry(rt, run, errors or [result.text])
+        return step if isinstance(step, Finish) else None
+    return None
 
 
 def _limit_reached(rt: Runtime, run: RunState) -> Finish | None:
     """Limits checked after every model call against what this run has spent."""
     options = rt.options
-    cost = run.totals.cost_usd
+    cost = rt.run_totals.cost_usd
     if options.max_budget_usd is not None and cost is not None and cost >= options.max_budget_usd:
         return Finish(
             "error_max_budget_usd",
             None,
             (f"cost ${cost:.4f} reached max_budget_usd ${options.max_budget_usd:.4f}",),
         )
-    used = run.totals.usage.input_tokens + run.totals.usage.output_tokens
+    used = rt.run_totals.usage.input_tokens + rt.run_totals.usage.output_tokens
     if options.task_budget is not None and used >= options.task_budget:
         return Finish(
             "error_max_tokens_budget",
@@ -396,7 +454,7 @@ async def _ask_model(
     finally:
         spent = time.monotonic() - started
         rt.totals.api_seconds += spent
-        run.totals.api_seconds += spent
+        rt.run_totals.api_seconds += spent
 
 
 def _assistant_message(rt: Runtime, response: ModelResponse) -> AssistantMessage:
@@ -431,7 +489,7 @@ async def _run_tools(
 
     await execute(
         calls,
-        rt.tools,
+        rt.active_tools(),
         make_context,
         rt.gate,
         outcome,
@@ -521,8 +579,7 @@ async def _compact(
     rt.history[:] = result.messages
     rt.meter.reset()
     if result.model:
-        run.totals.add(result.model, result.usage)
-        rt.totals.add(result.model, result.usage)
+        rt.add_usage(result.model, result.usage)
     if rt.recorder is not None and result.stage == "summarised":
         await rt.recorder.compaction(
             result.messages,
@@ -577,6 +634,13 @@ async def _drain(rt: Runtime, work: _Work) -> AsyncIterator[Message]:
         work.failure = task.exception()
 
 
+def _result_text(run: RunState, finish: Finish) -> str:
+    text = "".join(run.final_text)
+    if not text and finish.structured_output is not None:
+        return json.dumps(finish.structured_output, ensure_ascii=False)
+    return text
+
+
 def _result(rt: Runtime, run: RunState, finish: Finish) -> ResultMessage:
     elapsed_ms = int((time.monotonic() - run.started) * 1000)
     success = finish.subtype == "success"
@@ -586,11 +650,12 @@ def _result(rt: Runtime, run: RunState, finish: Finish) -> ResultMessage:
         num_turns=run.num_turns,
         session_id=rt.session_id,
         duration_ms=elapsed_ms,
-        duration_api_ms=int(run.totals.api_seconds * 1000),
-        total_cost_usd=run.totals.cost_usd,
-        usage=run.totals.usage,
-        result="".join(run.final_text) if success else None,
-        model_usage=run.totals.model_usage,
+        duration_api_ms=int(rt.run_totals.api_seconds * 1000),
+        total_cost_usd=rt.run_totals.cost_usd,
+        usage=rt.run_totals.usage,
+        result=_result_text(run, finish) if success else None,
+        structured_output=finish.structured_output,
+        model_usage=rt.run_totals.model_usage,
         stop_reason=finish.stop_reason,
         permission_denials=list(run.denials),
         errors=list(finish.errors),

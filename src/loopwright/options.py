@@ -45,6 +45,8 @@ class Options:
     # A bare tool name here removes that tool entirely.
     disallowed_tools: list[str] = field(default_factory=list[str])
     cwd: str | Path | None = None
+    # More directories the file tools may work in besides cwd.
+    add_dirs: Sequence[str | Path] = ()
 
     # Limits.
     max_turns: int | None = None
@@ -60,6 +62,29 @@ class Options:
 
     effort: Effort | None = None
     thinking: ThinkingConfig | dict[str, Any] | None = None
+
+    # Which settings to load from disk: "user" (~/.claude, ~/.loopwright), "project" and
+    # "local" (the repository's). None loads nothing, so an embedded agent behaves the same
+    # on every machine; the CLI loads all three.
+    setting_sources: Sequence[Literal["user", "project", "local"]] | None = None
+
+    # Extensions: MCP servers by name (stdio/sse/http configs, or create_sdk_mcp_server()),
+    # subagents for the Agent tool, skills (None = all found), a final structured answer.
+    mcp_servers: dict[str, Any] = field(default_factory=dict[str, Any])
+    mcp_connect_timeout: float = 30.0
+    agents: dict[str, AgentDefinition] | None = None
+    skills: list[str] | Literal["all"] | None = None
+    # {"type": "json_schema", "schema": {...}} or a pydantic model class.
+    output_format: Any = None
+    # Defer MCP tool definitions behind ToolSearch when they would take more than this
+    # share of the context window (True = always, False = never).
+    tool_search: bool | float = 0.1
+
+    # AskUserQuestion goes to this callback (sync or async: questions -> answers dict);
+    # without one the tool is denied with a clear message.
+    ask_user: Any = None
+    # WebSearch's backend (loopwright.tools.web_search.SearchBackend).
+    web_search_backend: Any = None
 
     include_partial_messages: bool = False
     raise_on_error: bool = False

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import time
+from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -17,11 +18,20 @@ from loopwright.context.compaction import CompactionBreaker, CompactionSettings
 from loopwright.context.tokens import ContextMeter
 from loopwright.cost import cost_of
 from loopwright.messages import ConversationMessage, Message, Usage
-from loopwright.models.base import Model, ThinkingConfig, ToolSpec
+from loopwright.models.base import (
+    Model,
+    ModelEvent,
+    ModelRequest,
+    ModelResponse,
+    ThinkingConfig,
+    ToolSpec,
+)
 from loopwright.options import Options
 from loopwright.sessions import SessionRecorder
 from loopwright.sessions.transcript import StateSnapshot
 from loopwright.tools.base import OpenGate, SessionState, Tool, ToolGate
+from loopwright.tools.structured_output import OutputFormat
+from loopwright.tools.tool_search import DeferredToolRegistry
 
 VERSION = "0.1.0"
 
@@ -68,6 +78,19 @@ class Runtime:
     gate: ToolGate = field(default_factory=OpenGate)
     history: list[ConversationMessage] = field(default_factory=list[ConversationMessage])
     totals: Totals = field(default_factory=Totals)
+    # What the run in progress has spent (its ResultMessage reports it); subagents add theirs.
+    run_totals: Totals = field(default_factory=Totals)
+    parent: Runtime | None = None
+    base_working_dirs: tuple[Path, ...] = ()
+    # output_format: the run must end with a valid call of the StructuredOutput tool.
+    output_format: OutputFormat | None = None
+    # MCP tools behind ToolSearch; loaded ones join the tools the model sees.
+    deferred: DeferredToolRegistry | None = None
+    mcp_status: list[dict[str, Any]] = field(default_factory=list[dict[str, Any]])
+    agent_names: list[str] = field(default_factory=list[str])
+    skill_names: list[str] = field(default_factory=list[str])
+    # Problems found while assembling (unreadable skill or agent files …), shown at start.
+    notices: list[str] = field(default_factory=list[str])
     parent_tool_use_id: str | None = None
     # Set by interrupt(); the loop checks it and cancels whatever is running.
     interrupt_event: asyncio.Event = field(default_factory=asyncio.Event)
@@ -85,13 +108,38 @@ class Runtime:
     breaker: CompactionBreaker = field(default_factory=CompactionBreaker)
     compaction: CompactionSettings = field(default_factory=CompactionSettings)
 
+    def active_tools(self) -> dict[str, Tool]:
+        """The tools callable now: the session's, plus deferred ones the model has loaded."""
+        if self.deferred is None:
+            return self.tools
+        return {**self.tools, **{t.name: t for t in self.deferred.loaded()}}
+
     @property
     def tool_specs(self) -> list[ToolSpec]:
-        return [ToolSpec(t.name, t.description, t.input_schema) for t in self.tools.values()]
+        return [
+            ToolSpec(t.name, t.description, t.input_schema) for t in self.active_tools().values()
+        ]
 
     @property
     def working_dirs(self) -> tuple[Path, ...]:
-        return (self.state.cwd,)
+        """Where file tools may work without asking: the starting cwd and added dirs (not
+        wherever Bash has ``cd``-ed to since)."""
+        return self.base_working_dirs or (self.state.cwd,)
+
+    @property
+    def permission_mode(self) -> str:
+        mode = getattr(self.gate, "mode", None)
+        if isinstance(mode, str):
+            return mode
+        return "bypassPermissions" if isinstance(self.gate, OpenGate) else "default"
+
+    def add_usage(self, model: str, usage: Usage) -> None:
+        """Count a model call here and in every ancestor: a subagent's spend is its parent's."""
+        runtime: Runtime | None = self
+        while runtime is not None:
+            runtime.totals.add(model, usage)
+            runtime.run_totals.add(model, usage)
+            runtime = runtime.parent
 
     @property
     def window(self) -> int:
@@ -130,6 +178,23 @@ class Runtime:
             self.recorder = None
 
 
+class CountingModel:
+    """The session's current model for tools' own calls, with their usage counted."""
+
+    def __init__(self, rt: Runtime) -> None:
+        self._rt = rt
+
+    @property
+    def name(self) -> str:
+        return self._rt.model.name
+
+    async def stream(self, request: ModelRequest) -> AsyncIterator[ModelEvent]:
+        async for event in self._rt.model.stream(request):
+            if isinstance(event, ModelResponse):
+                self._rt.add_usage(event.model, event.usage)
+            yield event
+
+
 def init_data(rt: Runtime) -> dict[str, Any]:
     """The payload of the ``init`` system message."""
     return {
@@ -137,9 +202,9 @@ def init_data(rt: Runtime) -> dict[str, Any]:
         "cwd": str(rt.state.cwd),
         "model": rt.model.name,
         "tools": list(rt.tools),
-        "mcp_servers": [],
-        "permission_mode": "bypassPermissions" if isinstance(rt.gate, OpenGate) else "default",
-        "agents": [],
-        "skills": [],
+        "mcp_servers": rt.mcp_status,
+        "permission_mode": rt.permission_mode,
+        "agents": rt.agent_names,
+        "skills": rt.skill_names,
         "version": VERSION,
     }

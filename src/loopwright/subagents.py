@@ -1,0 +1,101 @@
+"""Running a subagent: a fresh loop with its own context and a narrower tool set.
+
+The Agent tool hands the task here through the ``run_subagent`` service. The subagent
+shares the parent's model (unless its definition names another), permission gate, working
+directory and transcript; its messages stream out tagged with the parent's tool_use id,
+its spending counts in the parent's totals, and only its final text goes back as the
+tool result.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+from loopwright.assemble import resolve_model, with_retries
+from loopwright.context.tokens import ContextMeter
+from loopwright.loop import agent_loop
+from loopwright.messages import (
+    AssistantMessage,
+    ResultMessage,
+    StreamEvent,
+    UserMessage,
+)
+from loopwright.options import AgentDefinition
+from loopwright.runtime import Runtime
+from loopwright.tools.base import SessionState, ToolContext, ToolResult
+from loopwright.tools.subagent import RUN_SUBAGENT_SERVICE, narrow_tools
+
+SUBAGENT_SYSTEM_SUFFIX = (
+    "\n\nYou are running as a subagent. Your final message is returned to the agent that "
+    "started you; make it a complete, self-contained report."
+)
+
+
+def install_subagents(rt: Runtime) -> None:
+    """Offer the Agent tool a way to run subagents of this session."""
+
+    async def run_subagent(
+        name: str, definition: AgentDefinition, prompt: str, ctx: ToolContext
+    ) -> ToolResult:
+        return await _run(rt, name, definition, prompt, ctx)
+
+    rt.services[RUN_SUBAGENT_SERVICE] = run_subagent
+
+
+def _child_runtime(parent: Runtime, definition: AgentDefinition, ctx: ToolContext) -> Runtime:
+    names = narrow_tools(list(parent.active_tools()), definition)
+    tools = {name: parent.active_tools()[name] for name in names}
+    model = parent.model
+    if definition.model not in (None, "inherit"):
+        model = with_retries(resolve_model(definition.model), parent.options)
+    options = dataclasses.replace(
+        parent.options,
+        max_turns=definition.max_turns,
+        effort=definition.effort or parent.options.effort,
+        output_format=None,
+        include_partial_messages=parent.options.include_partial_messages,
+    )
+    services = {k: v for k, v in parent.services.items() if k != RUN_SUBAGENT_SERVICE}
+    return Runtime(
+        options=options,
+        model=model,
+        tools=tools,
+        state=SessionState(cwd=parent.state.cwd, resources=parent.state.resources),
+        session_id=parent.session_id,
+        system_prompt=definition.prompt + SUBAGENT_SYSTEM_SUFFIX,
+        gate=parent.gate,  # the parent's rules and mode: a subagent cannot grant itself more
+        parent_tool_use_id=ctx.tool_use_id,
+        parent=parent,
+        services=services,
+        meter=ContextMeter(parent.window),
+        base_working_dirs=parent.base_working_dirs,
+    )
+
+
+async def _run(
+    parent: Runtime, name: str, definition: AgentDefinition, prompt: str, ctx: ToolContext
+) -> ToolResult:
+    child = _child_runtime(parent, definition, ctx)
+    result: ResultMessage | None = None
+    async for message in agent_loop(child, UserMessage(prompt, ctx.tool_use_id)):
+        if isinstance(message, AssistantMessage | UserMessage | StreamEvent) and ctx.emit:
+            await ctx.emit(message)
+        elif isinstance(message, ResultMessage):
+            result = message
+    if result is None:  # pragma: no cover - the loop always ends with a result
+        return ToolResult.error(f"subagent {name!r} ended without a result")
+    if result.is_error:
+        partial = _last_text(child)
+        detail = "; ".join(result.errors) or result.subtype
+        return ToolResult.error(
+            f"subagent {name!r} stopped early ({result.subtype}: {detail})."
+            + (f" Its last message:\n{partial}" if partial else "")
+        )
+    return ToolResult(result.result or "(the subagent returned no text)")
+
+
+def _last_text(child: Runtime) -> str:
+    for message in reversed(child.history):
+        if isinstance(message, AssistantMessage) and message.text:
+            return message.text
+    return ""
