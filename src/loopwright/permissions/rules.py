@@ -45,11 +45,11 @@ class PermissionRule:
         """Whether the rule's tool part names ``name`` (ignoring the specifier)."""
         if self.tool == name:
             return True
+        if self.is_tool_glob:
+            return re.fullmatch(_glob_to_regex(self.tool), name) is not None
         if self.tool.startswith("mcp__") and "__" not in self.tool[5:]:
             # ``mcp__server`` names every tool of that server.
             return name.startswith(self.tool + "__")
-        if self.is_tool_glob:
-            return re.fullmatch(_glob_to_regex(self.tool), name) is not None
         return False
 
 
