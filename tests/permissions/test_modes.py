@@ -198,3 +198,23 @@ async def test_set_mode_takes_effect_on_the_next_call(project: Project) -> None:
     assert (await decide(gate, "Write", write, project.root))[0] == "ask"
     gate.set_mode("acceptEdits")
     assert (await decide(gate, "Write", write, project.root))[0] == "allow"
+
+
+@pytest.mark.parametrize(
+    ("name", "tool_input"),
+    [
+        ("Write", {"file_path": "{proj}/.git/hooks/pre-commit", "content": "x"}),
+        ("Edit", {"file_path": "{proj}/.claude/settings.json"}),
+        ("Write", {"file_path": "{proj}/.mcp.json", "content": "{}"}),
+        ("Write", {"file_path": "{proj}/sub/.bashrc", "content": "x"}),
+        ("Bash", {"command": "touch .git/hooks/post-checkout"}),
+        ("Bash", {"command": "cp evil.sh .git/hooks/pre-commit"}),
+        ("Bash", {"command": "echo 'export PATH=.' > .envrc"}),
+    ],
+)
+async def test_accept_edits_never_approves_protected_paths(
+    project: Project, name: str, tool_input: dict[str, Any]
+) -> None:
+    gate = make_gate(project.root, mode="acceptEdits", callback=Recorder())
+    resolved = {k: project.fmt(v) for k, v in tool_input.items()}
+    assert (await decide(gate, name, resolved, project.root))[0] == "ask"

@@ -151,12 +151,16 @@ class PermissionPolicy:
 
     def _is_accepted_edit(self, facts: CallFacts) -> bool:
         if facts.kind == "edit":
-            return facts.inside_working_dirs
+            return facts.inside_working_dirs and not any(
+                is_protected(p) for p in (facts.path.both if facts.path else ())
+            )
         if facts.shell is None or not facts.shell.safe or not facts.shell.commands:
+            return False
+        if any(is_protected(t) for t in facts.shell.redirect_targets):
             return False
         for command in facts.shell.commands:
             if command.name in ACCEPT_EDITS_COMMANDS:
-                if not args_inside(
+                if any(is_protected(w) for w in command.words[1:]) or not args_inside(
                     command, facts.cwd, facts.home, facts.working_dirs, every_arg=True
                 ):
                     return False
@@ -203,6 +207,31 @@ class PermissionPolicy:
         return is_read_only(command) and args_inside(
             command, facts.cwd, facts.home, facts.working_dirs, every_arg=False
         )
+
+
+# Files that configure the agent, the repository or the shell: editing them can grant
+# permissions or run code later, so acceptEdits never approves them on its own.
+_PROTECTED_PARTS = frozenset({".git", ".claude", ".loopwright", ".vscode", ".idea", ".husky"})
+_PROTECTED_NAMES = frozenset(
+    {
+        ".bashrc",
+        ".bash_profile",
+        ".profile",
+        ".zshrc",
+        ".zprofile",
+        ".gitconfig",
+        ".gitmodules",
+        ".mcp.json",
+        ".envrc",
+    }
+)
+
+
+def is_protected(path: str) -> bool:
+    parts = [p for p in path.replace("\\", "/").split("/") if p]
+    return any(p in _PROTECTED_PARTS for p in parts) or bool(
+        parts and parts[-1] in _PROTECTED_NAMES
+    )
 
 
 def _first(rules: Sequence[PermissionRule], facts: CallFacts) -> PermissionRule | None:
