@@ -22,7 +22,7 @@ from loopwright.messages import (
     UserMessage,
 )
 from loopwright.models._anthropic_wire import TASK_BUDGET_BETA, build_body
-from loopwright.models.anthropic import AnthropicModel
+from loopwright.models.anthropic import CONTEXT_1M_BETA, AnthropicModel
 from loopwright.models.base import ModelRequest, ThinkingConfig
 from loopwright.models.scripted import text, tool_call
 from loopwright.testing.fake_anthropic import FakeAnthropicServer, stream_error
@@ -216,6 +216,16 @@ async def test_count_tokens_uses_the_endpoint() -> None:
     assert counted > 0
     assert server.requests[0].path == "/v1/messages/count_tokens"
     validate(MessageCountTokensParams, server.requests[0].body)
+
+
+async def test_1m_suffix_selects_the_long_context_beta() -> None:
+    with FakeAnthropicServer([text("ok")]) as server:
+        model = AnthropicModel("claude-sonnet-4-5[1m]", api_key="k", base_url=server.base_url)
+        assert model.context_window == 1_000_000 and model.name == "claude-sonnet-4-5[1m]"
+        await collect(model, ModelRequest(MODEL, "", [UserMessage("hi")]))
+    sent = server.requests[0]
+    assert sent.body["model"] == "claude-sonnet-4-5"
+    assert CONTEXT_1M_BETA in sent.headers["anthropic-beta"]
 
 
 def test_context_window_by_model() -> None:

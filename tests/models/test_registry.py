@@ -93,6 +93,7 @@ def test_nothing_configured_says_what_to_set() -> None:
         ("mystery-model", "cannot tell which provider"),
         ("anthropic:", "names no model"),
         ("openai:gpt-5.5", "OPENAI_API_KEY"),
+        ("sonnet", "ANTHROPIC_API_KEY"),
         ("openai-chat:gpt-5.5", "base_url"),
         ("openai-chat:x?base=1", "unknown option"),
     ],

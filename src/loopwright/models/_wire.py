@@ -7,11 +7,9 @@ import email.utils
 import json
 import time
 from collections.abc import Callable, Mapping
-from typing import Any, Generic, TypeVar
+from typing import Any, Generic, Protocol, TypeVar
 
 from loopwright.messages import ToolUseBlock
-
-ClientT = TypeVar("ClientT")
 
 # Phrases providers use when the prompt does not fit; matched case-insensitively because
 # the wording (not the status code) is the only stable signal across servers.
@@ -85,11 +83,19 @@ def is_context_overflow(message: str) -> bool:
     return any(marker in lowered for marker in _CONTEXT_OVERFLOW_MARKERS)
 
 
+class _Closable(Protocol):
+    async def close(self) -> None: ...
+
+
+ClientT = TypeVar("ClientT", bound=_Closable)
+
+
 class ClientPerLoop(Generic[ClientT]):
     """One SDK client per event loop.
 
     Pooled connections belong to the loop that opened them; a provider object reused
     across ``asyncio.run`` calls (``run_sync`` twice, test loops) must not reuse them.
+    ``aclose()`` before a loop ends releases them cleanly.
     """
 
     def __init__(self, factory: Callable[[], ClientT]) -> None:
@@ -103,3 +109,8 @@ class ClientPerLoop(Generic[ClientT]):
             self._client = self._factory()
             self._loop = loop
         return self._client
+
+    async def aclose(self) -> None:
+        client, self._client, self._loop = self._client, None, None
+        if client is not None:
+            await client.close()

@@ -46,6 +46,7 @@ _STOP_REASONS: dict[str, str] = {
 }
 
 # Context windows by id prefix (longest match wins); the 5.x generation is 1M natively.
+CONTEXT_1M_BETA = "context-1m-2025-08-07"
 _CONTEXT_WINDOWS: dict[str, int] = {
     "claude-fable-5": 1_000_000,
     "claude-mythos-5": 1_000_000,
@@ -77,7 +78,11 @@ class AnthropicModel:
         context_window: int | None = None,
     ) -> None:
         self._model = model
-        self.context_window: int = context_window or context_window_for(model)
+        # "claude-…[1m]" (as in Claude Code) asks for the 1M-token window through its beta.
+        self._wire_model = model.removesuffix("[1m]")
+        self._betas = [CONTEXT_1M_BETA] if model.endswith("[1m]") else []
+        default_window = 1_000_000 if self._betas else context_window_for(model)
+        self.context_window: int = context_window or default_window
 
         def make_client() -> anthropic.AsyncAnthropic:
             return anthropic.AsyncAnthropic(
@@ -98,9 +103,14 @@ class AnthropicModel:
     def __repr__(self) -> str:
         return f"AnthropicModel({self._model!r})"
 
+    async def aclose(self) -> None:
+        """Close this event loop's HTTP connections (call before the loop ends)."""
+        await self._clients.aclose()
+
     async def stream(self, request: ModelRequest) -> AsyncIterator[ModelEvent]:
         client = self._clients.get()
-        body, betas = build_body(request, self._model)
+        body, betas = build_body(request, self._wire_model)
+        betas += self._betas
         try:
             created = await _post_messages(client, body, betas)
         except Exception as exc:
@@ -123,7 +133,9 @@ class AnthropicModel:
     async def count_tokens(self, request: ModelRequest) -> int:
         client = self._clients.get()
         try:
-            counted = await client.messages.count_tokens(**count_tokens_body(request, self._model))
+            counted = await client.messages.count_tokens(
+                **count_tokens_body(request, self._wire_model)
+            )
         except Exception as exc:
             raise map_error(exc, mid_stream=False) from exc
         return counted.input_tokens

@@ -94,6 +94,10 @@ class OpenAIResponsesModel:
     def __repr__(self) -> str:
         return f"OpenAIResponsesModel({self._model!r})"
 
+    async def aclose(self) -> None:
+        """Close this event loop's HTTP connections (call before the loop ends)."""
+        await self._clients.aclose()
+
     async def stream(self, request: ModelRequest) -> AsyncIterator[ModelEvent]:
         client = self._clients.get()
         body = build_body(request, self._model, reasoning=self.supports_reasoning)

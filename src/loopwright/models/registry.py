@@ -91,9 +91,23 @@ def _alias(name: str, env: Mapping[str, str]) -> str:
     return name
 
 
+# Any of these lets the Anthropic SDK find credentials (a key, a token, or a profile).
+_ANTHROPIC_CREDENTIALS = (
+    "ANTHROPIC_API_KEY",
+    "ANTHROPIC_AUTH_TOKEN",
+    "ANTHROPIC_PROFILE",
+    "ANTHROPIC_CONFIG_DIR",
+)
+
+
 def _anthropic(model: str, env: Mapping[str, str]) -> Model:
     from loopwright.models.anthropic import AnthropicModel
 
+    if not any(env.get(name) for name in _ANTHROPIC_CREDENTIALS):
+        raise ConfigurationError(
+            f"anthropic:{_alias(model, env)} needs ANTHROPIC_API_KEY; set it, or choose another "
+            "model (--model scripted:FILE runs offline)"
+        )
     return AnthropicModel(
         _alias(model, env),
         api_key=env.get("ANTHROPIC_API_KEY") or None,

@@ -82,6 +82,13 @@ class RetryingModel:
         result = await counter(request)
         return int(result)
 
+    async def aclose(self) -> None:
+        """Close the wrapped models' connections, where they have any."""
+        for model in (self.inner, self.fallback):
+            closer = getattr(model, "aclose", None)
+            if closer is not None:
+                await closer()
+
     def delay_for(self, attempt: int, error: ModelError) -> float:
         if error.retry_after is not None:
             return min(error.retry_after, self.max_retry_after)
