@@ -191,3 +191,21 @@ def test_opt_in_unsandboxed_fallback_still_filters_env(workdir: Path) -> None:
     finally:
         box.close()
     assert argv == ["true"] and env == {"B": "y"}
+
+
+def test_agent_and_git_config_stay_read_only_in_the_working_dir(
+    sandbox: BwrapSandbox, workdir: Path
+) -> None:
+    (workdir / ".git" / "hooks").mkdir(parents=True)
+    (workdir / ".claude").mkdir()
+    (workdir / ".claude" / "settings.json").write_text("{}")
+    out = run(
+        sandbox,
+        "echo evil > .git/hooks/pre-commit; echo '{\"x\":1}' > .claude/settings.json;"
+        " echo fine > ok.txt",
+        workdir,
+    )
+    assert not (workdir / ".git" / "hooks" / "pre-commit").exists()
+    assert (workdir / ".claude" / "settings.json").read_text() == "{}"
+    assert (workdir / "ok.txt").read_text() == "fine\n"
+    assert "Read-only file system" in out

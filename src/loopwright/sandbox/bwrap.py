@@ -43,6 +43,21 @@ DEFAULT_MASKED_PATHS: tuple[str, ...] = (
 )
 _SECRET_NAME = re.compile(r"KEY|SECRET|TOKEN|PASSWORD|PASSWD|CREDENTIAL", re.IGNORECASE)
 _PROXY_PORT = 3128
+# Existing ones are re-mounted read-only inside the writable working dirs. (Ones that do
+# not exist yet cannot be pre-mounted without creating them on the host.)
+_PROTECTED_IN_WORKING_DIRS = (
+    ".git/hooks",
+    ".git/config",
+    ".claude",
+    ".loopwright",
+    ".mcp.json",
+    ".vscode",
+    ".idea",
+    ".envrc",
+    ".bashrc",
+    ".zshrc",
+    ".gitconfig",
+)
 _RELAY = Path(__file__).with_name("relay.py")
 # The Bash tool records the shell's final cwd in this file; its directory (the session's
 # own output dir) must stay writable or the persistent cwd would be lost in the sandbox.
@@ -154,6 +169,13 @@ class BwrapSandbox:
         ]
         for path in [*self._writable(), *(p for p in extra_writable if p.is_dir())]:
             args += ["--bind", str(path), str(path)]
+        for directory in self.working_dirs:
+            # Writable tree, read-only config: a command must not plant a git hook or
+            # widen the agent's own settings for the next (unsandboxed) run.
+            for name in _PROTECTED_IN_WORKING_DIRS:
+                protected = directory / name
+                if protected.exists():
+                    args += ["--ro-bind", str(protected), str(protected)]
         if self.settings.allowed_domains:
             args += ["--bind", str(self._runtime), str(self._runtime)]
         for masked in self.settings.masked_paths:
