@@ -131,3 +131,25 @@ async def test_incomplete_response_means_max_tokens() -> None:
         _, response = await collect(_model(server), ModelRequest(MODEL, "", [UserMessage("x")]))
     assert response.stop_reason == "max_tokens"
     assert response.content == [TextBlock("cut off")]
+
+
+async def test_count_tokens_uses_the_input_tokens_endpoint() -> None:
+    with FakeOpenAIServer([]) as server:
+        request = ModelRequest(MODEL, "system", [UserMessage("count me")], [READ_TOOL])
+        assert await _model(server).count_tokens(request) > 0
+    assert server.requests[0].path == "/v1/responses/input_tokens"
+    assert server.requests[0].body["input"][0]["content"] == "count me"
+
+
+def test_tool_results_with_images_validate() -> None:
+    history = [
+        UserMessage("look"),
+        AssistantMessage([ToolUseBlock("c1", "Shot", {})]),
+        UserMessage(
+            [ToolResultBlock("c1", [TextBlock("here"), ImageBlock("image/png", "AAAA")], True)]
+        ),
+    ]
+    body = build_body(ModelRequest(MODEL, "", history), MODEL, reasoning=True)
+    validate(ResponseCreateParamsStreaming, body)
+    output = body["input"][-1]["output"]
+    assert [part["type"] for part in output] == ["input_text", "input_text", "input_image"]

@@ -282,14 +282,18 @@ class _Assembly:
 
     def _tool_delta(self, call: Any, chunk: Any) -> list[ModelEvent]:
         events: list[ModelEvent] = []
-        state: dict[str, Any] | None = self.calls.get(call.index)
+        index = getattr(call, "index", None)
+        if index is None:
+            # Some compatible servers omit the index: a new id starts a new call.
+            index = len(self.calls) if call.id or not self.calls else max(self.calls)
+        state: dict[str, Any] | None = self.calls.get(index)
         function = call.function
         if state is None:
             ordinal = len(self.calls)
             call_id = call.id or f"call_{ordinal}_{self.message_id or 'chat'}"
             name = (function.name if function is not None else None) or ""
             state = {"ordinal": ordinal, "id": call_id, "name": name, "arguments": []}
-            self.calls[call.index] = state
+            self.calls[index] = state
             events.append(ToolCallStart(ordinal, call_id, name, raw=chunk.to_dict()))
         arguments = function.arguments if function is not None else None
         if arguments:

@@ -127,6 +127,18 @@ class OpenAIResponsesModel:
             await created.close()
         yield assembly.response()
 
+    async def count_tokens(self, request: ModelRequest) -> int:
+        """Input tokens of ``request`` by the Responses input-token counting endpoint."""
+        client = self._clients.get()
+        body = build_body(request, self._model, reasoning=self.supports_reasoning)
+        for key in ("stream", "store", "include", "max_output_tokens", "prompt_cache_key"):
+            body.pop(key, None)
+        try:
+            counted = await client.responses.input_tokens.count(**body)
+        except Exception as exc:
+            raise map_error(exc, mid_stream=False, api=_API) from exc
+        return counted.input_tokens
+
 
 # --------------------------------------------------------------------------- request
 

@@ -4,7 +4,8 @@
     with FakeOpenAIServer([tool_call("Read", path="/x"), text("done")]) as server:
         model = OpenAIResponsesModel("gpt-5.5", api_key="test", base_url=server.base_url)
 
-Both endpoints consume one shared script of Steps and Faults (see ``fake_anthropic``).
+Both endpoints consume one shared script of Steps and Faults (see ``fake_anthropic``);
+POST /v1/responses/input_tokens answers an estimate without consuming it.
 Thinking is served as an encrypted reasoning item (Responses) or as ``reasoning_content``
 deltas, the convention of vLLM, Ollama, DeepSeek and OpenRouter (Chat Completions).
 """
@@ -83,6 +84,10 @@ class FakeOpenAIServer(FakeServer):
 
     def handle(self, exchange: Exchange) -> None:
         path = exchange.request.path
+        if path.endswith("/responses/input_tokens"):
+            estimate = max(1, len(json.dumps(exchange.body)) // 4)
+            exchange.send_json(200, {"object": "response.input_tokens", "input_tokens": estimate})
+            return
         if path.endswith("/responses"):
             api = "responses"
         elif path.endswith("/chat/completions"):
