@@ -113,6 +113,12 @@ def map_error(exc: BaseException, *, mid_stream: bool, api: str) -> ModelError:
     return ModelError(f"{api} call failed: {exc!r}", kind="other")
 
 
+_HINTS: dict[str, str] = {
+    "authentication": " — check OPENAI_API_KEY (or the key your base_url's server expects)",
+    "context_window_exceeded": " — the conversation must be compacted to fit",
+}
+
+
 def _status_error(exc: openai.APIStatusError, api: str) -> ModelError:
     status = exc.status_code
     body: Any = exc.body
@@ -137,8 +143,9 @@ def _status_error(exc: openai.APIStatusError, api: str) -> ModelError:
         kind = "invalid_request"
     else:
         kind = "other"
+    hint = _HINTS.get(kind, "")
     return ModelError(
-        f"{api} error {status} ({code or 'unknown'}): {message}",
+        f"{api} error {status} ({code or 'unknown'}): {message}{hint}",
         kind=kind,
         status_code=status,
         retry_after=retry_after_seconds(exc.response.headers),

@@ -328,6 +328,12 @@ def map_error(exc: BaseException, *, mid_stream: bool) -> ModelError:
     return ModelError(f"Anthropic call failed: {exc!r}", kind="other")
 
 
+_HINTS: dict[str, str] = {
+    "authentication": " — check ANTHROPIC_API_KEY (or the credentials for ANTHROPIC_BASE_URL)",
+    "context_window_exceeded": " — the conversation must be compacted to fit",
+}
+
+
 def _status_error(exc: anthropic.APIStatusError) -> ModelError:
     status = exc.status_code
     error_type = exc.type or ""
@@ -356,8 +362,9 @@ def _status_error(exc: anthropic.APIStatusError) -> ModelError:
         kind = "invalid_request"
     else:
         kind = "other"
+    hint = _HINTS.get(kind, "")
     return ModelError(
-        f"Anthropic API error {status} ({error_type or 'unknown'}): {message}",
+        f"Anthropic API error {status} ({error_type or 'unknown'}): {message}{hint}",
         kind=kind,
         status_code=status,
         retry_after=retry_after,
