@@ -104,7 +104,9 @@ async def _session_ms(model: Any) -> float:
     from loopwright.options import Options
 
     started = time.perf_counter()
-    result = await run("go", Options(model=model, tools=[_noop_tool()], max_retries=0))
+    result = await run(
+        "go", Options(model=model, tools=[_noop_tool()], allowed_tools=["noop"], max_retries=0)
+    )
     elapsed = time.perf_counter() - started
     assert result.num_turns == TURNS and not result.is_error, result
     closer = getattr(getattr(model, "inner", model), "aclose", None)

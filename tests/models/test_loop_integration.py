@@ -20,7 +20,12 @@ async def test_a_session_over_http_with_a_retried_fault(provider: Provider) -> N
 
     script = [rate_limited(retry_after=0), tool_call("lookup", key="k"), text("It is done.")]
     with provider.serve(script) as (server, model):
-        messages = [m async for m in query("look k up", Options(model=model, tools=[lookup]))]
+        messages = [
+            m
+            async for m in query(
+                "look k up", Options(model=model, tools=[lookup], allowed_tools=["lookup"])
+            )
+        ]
         server.assert_complete()
     retries = [m for m in messages if isinstance(m, SystemMessage) and m.subtype == "api_retry"]
     assert len(retries) == 1 and retries[0].data["error_status"] == 429
