@@ -8,7 +8,9 @@ opened (new, resumed, continued or forked).
 
 from __future__ import annotations
 
+import dataclasses
 import os
+import re
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -20,12 +22,16 @@ from loopwright.extensions import add_agents, add_mcp_servers, add_skills, add_s
 from loopwright.mcp import load_mcp_json
 from loopwright.messages import SystemMessage, new_uuid
 from loopwright.models.base import Model
-from loopwright.options import Options
+from loopwright.options import Options, PermissionMode
+from loopwright.permissions.assemble import build_permission_gate
+from loopwright.permissions.gate import PermissionGate
 from loopwright.runtime import CountingModel, Runtime
+from loopwright.sandbox.bwrap import BwrapSandbox
 from loopwright.sessions import latest_session, open_store, resume_session
 from loopwright.sessions import start_session as start_stored_session
-from loopwright.settings import find_project_root
+from loopwright.settings import SETTING_SOURCES, Settings, find_project_root, load_settings
 from loopwright.tools.base import SessionState, Tool
+from loopwright.tools.command_wrapper import CommandWrapper
 
 DEFAULT_SYSTEM_PROMPT = """\
 You are an agent working in a software project on the user's machine. Use the tools you \
@@ -97,12 +103,20 @@ def _builtin(name: str) -> Tool:
     return builtin_tool(name)
 
 
-def build_system_prompt(options: Options, cwd: Path) -> str:
+def build_system_prompt(options: Options, cwd: Path, memory: str = "") -> str:
+    """The base prompt, project memory (AGENTS.md / CLAUDE.md, sent with every request and
+    inside the cached prefix), then the user's appended text."""
     base = options.system_prompt
     prompt = DEFAULT_SYSTEM_PROMPT.format(cwd=cwd) if base is None else base
+    if memory:
+        prompt = f"{prompt}\n\n{memory}"
     if options.append_system_prompt:
         prompt = f"{prompt}\n\n{options.append_system_prompt}"
     return prompt
+
+
+def setting_sources(options: Options) -> tuple[str, ...]:
+    return SETTING_SOURCES if options.setting_sources is None else tuple(options.setting_sources)
 
 
 def create_runtime(options: Options, *, parent_tool_use_id: str | None = None) -> Runtime:
@@ -110,28 +124,88 @@ def create_runtime(options: Options, *, parent_tool_use_id: str | None = None) -
     cwd = Path(options.cwd or os.getcwd()).resolve()
     if not cwd.is_dir():
         raise ConfigurationError(f"cwd {cwd} is not a directory; pass an existing directory")
+    sources = setting_sources(options)
+    settings = load_settings(cwd, sources, trust_project=options.trust_project) if sources else None
     model = with_retries(resolve_model(options.model), options)
     window = options.context_window or context_window(model.name)
+    session_id = options.session_id or new_uuid()
+    gate = _gate(options, cwd, settings, session_id)
     rt = Runtime(
         options=options,
         model=model,
         tools=resolve_tools(options.tools, options.disallowed_tools),
         state=SessionState(cwd=cwd),
-        session_id=options.session_id or new_uuid(),
-        system_prompt=build_system_prompt(options, cwd),
+        session_id=session_id,
+        system_prompt=build_system_prompt(options, cwd, settings.memory if settings else ""),
         parent_tool_use_id=parent_tool_use_id,
+        gate=gate,
+        hooks=gate.hooks,
         meter=ContextMeter(window),
-        compaction=CompactionSettings(threshold=options.compaction_threshold),
-        base_working_dirs=(cwd, *(Path(d).resolve() for d in options.add_dirs)),
+        compaction=CompactionSettings(
+            threshold=options.compaction_threshold,
+            instructions=compact_instructions(settings.memory) if settings else None,
+        ),
+        base_working_dirs=gate.policy.working_dirs,
     )
-    # What tools may use: the session's model (WebFetch summaries, counted in the
-    # totals), the user's question callback and search backend.
+    if settings is not None:
+        rt.notices.extend(settings.warnings)
+    rt.notices.extend(gate.rule_warnings)
+
+    def subagent_gate(mode: PermissionMode, hook_fields: dict[str, Any]) -> PermissionGate:
+        narrowed = dataclasses.replace(options, permission_mode=mode)
+        return _gate(narrowed, cwd, settings, session_id, hook_fields=hook_fields)
+
+    rt.gate_factory = subagent_gate
+    _services(rt, settings)
+    return rt
+
+
+def _gate(
+    options: Options, cwd: Path, settings: Settings | None, session_id: str, **extra: Any
+) -> PermissionGate:
+    return build_permission_gate(
+        cwd=cwd,
+        permission_mode=options.permission_mode,
+        allowed_tools=options.allowed_tools,
+        disallowed_tools=options.disallowed_tools,
+        can_use_tool=options.can_use_tool,
+        hooks=options.hooks,
+        add_dirs=options.add_dirs,
+        settings=settings,
+        session_id=session_id,
+        **extra,
+    )
+
+
+def _services(rt: Runtime, settings: Settings | None) -> None:
+    """What tools may use: the session's model (WebFetch summaries, counted in the totals),
+    the question callback, the search backend, and how to run commands (env, sandbox)."""
+    options = rt.options
     rt.services["model"] = CountingModel(rt)
     if options.ask_user is not None:
         rt.services["ask_user"] = options.ask_user
     if options.web_search_backend is not None:
         rt.services["web_search"] = options.web_search_backend
-    return rt
+    env = {**(settings.env if settings else {}), **options.env}
+    sandbox_settings = options.sandbox or (settings.sandbox if settings else None)
+    sandbox: BwrapSandbox | None = None
+    if sandbox_settings is not None and sandbox_settings.enabled:
+        sandbox = BwrapSandbox(sandbox_settings, rt.working_dirs)
+        rt.state.resources["sandbox"] = sandbox
+        if not sandbox.available:
+            rt.notices.append(
+                "bubblewrap is not available: Bash runs UNSANDBOXED (allow_unsandboxed=True)"
+            )
+    if env or sandbox is not None:
+        rt.services["command_wrapper"] = CommandWrapper(env, sandbox)
+
+
+def compact_instructions(memory: str) -> str | None:
+    """A "compact instructions" section of AGENTS.md/CLAUDE.md guides the summaries."""
+    match = re.search(
+        r"^#+\s*compact(?:ion)? instructions\s*$(.*?)(?=^#+\s|\Z)", memory, re.I | re.M | re.S
+    )
+    return match.group(1).strip() or None if match else None
 
 
 async def open_runtime(options: Options) -> Runtime:
@@ -151,7 +225,7 @@ async def open_runtime(options: Options) -> Runtime:
 
 async def _add_extensions(rt: Runtime) -> None:
     options = rt.options
-    sources = tuple(options.setting_sources or ())
+    sources = setting_sources(options)
     root = find_project_root(rt.state.cwd)
     mcp_configs: dict[str, Any] = {}
     if "project" in sources:

@@ -14,7 +14,7 @@ from loopwright.errors import LoopwrightError, ResultError
 from loopwright.loop import agent_loop
 from loopwright.messages import Message, ResultMessage, UserMessage
 from loopwright.models.base import Model
-from loopwright.options import Options
+from loopwright.options import Options, PermissionMode
 from loopwright.runtime import Runtime
 from loopwright.subagents import install_subagents
 
@@ -155,6 +155,13 @@ class Client:
         from loopwright.assemble import resolve_model, with_retries
 
         self.runtime.model = with_retries(resolve_model(model), self.options)
+
+    async def set_permission_mode(self, mode: PermissionMode) -> None:
+        """Change the permission mode from the next tool call on."""
+        set_mode = getattr(self.runtime.gate, "set_mode", None)
+        if set_mode is None:
+            raise LoopwrightError("this session has no permission gate to change")
+        set_mode(mode)
 
     def get_context_usage(self) -> dict[str, Any]:
         """Tokens the next request will carry, the window, and the share used."""

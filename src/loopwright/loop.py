@@ -28,6 +28,7 @@ from loopwright.messages import (
     ResultSubtype,
     StreamEvent,
     SystemMessage,
+    TextBlock,
     ToolResultBlock,
     ToolUseBlock,
     UserMessage,
@@ -53,6 +54,7 @@ from loopwright.tools.structured_output import (
 # How often a response cut by max_tokens mid-text is continued before the run ends.
 MAX_TEXT_CONTINUATIONS = 3
 MAX_CONSECUTIVE_PAUSES = 10
+MAX_STOP_HOOK_BLOCKS = 8
 DEFAULT_MAX_TOKENS = 8192
 CONTINUE_PROMPT = (
     "Your previous response was cut off by the output token limit. Continue exactly where "
@@ -105,6 +107,7 @@ class RunState:
     max_tokens_override: int | None = None
     cut_tool_call_retried: bool = False
     reactive_compaction_tried: bool = False
+    stop_blocks: int = 0
 
 
 # --------------------------------------------------------------------------- the loop
@@ -159,6 +162,12 @@ async def _run(rt: Runtime, prompt: UserMessage) -> AsyncGenerator[Message, None
         async for message in _manual_compact(rt, run, manual_focus):
             yield message
         return
+    prompt, blocked, notices = await _submit_prompt(rt, prompt)
+    for message in notices:
+        yield message
+    if blocked is not None:
+        yield _result(rt, run, blocked)
+        return
     rt.history.append(prompt)
     yield prompt
     try:
@@ -200,6 +209,10 @@ async def _run(rt: Runtime, prompt: UserMessage) -> AsyncGenerator[Message, None
                     yield _close_calls(rt, step.calls, f"Not run: the run ended ({limit.subtype}).")
                 yield _result(rt, run, limit)
                 return
+            if isinstance(step, Finish) and step.subtype == "success":
+                step, notices = await _stop_hook(rt, run, step)
+                for message in notices:
+                    yield message
 
             match step:
                 case Finish():
@@ -226,43 +239,16 @@ async def _run(rt: Runtime, prompt: UserMessage) -> AsyncGenerator[Message, None
                     work = _Work(partial(_run_tools, rt=rt, calls=calls, outcome=outcome))
                     async for message in _drain(rt, work):
                         yield message
-                    missing = (
-                        INTERRUPTED_RESULT
-                        if work.cancelled
-                        else (f"Error: the tool call could not be completed: {work.failure}")
-                    )
-                    results = outcome.ordered(calls, missing)
+                    results = outcome.ordered(calls, _missing_result(work))
                     run.denials.extend(outcome.denials)
                     tool_results = UserMessage(list(results), rt.parent_tool_use_id)
                     rt.history.append(tool_results)
                     yield tool_results
-                    if work.cancelled or rt.interrupt_event.is_set():
-                        yield _result(
-                            rt, run, Finish("interrupted", None, ("interrupted by the user",))
-                        )
-                        return
-                    if outcome.interrupt_requested:
-                        yield _result(
-                            rt,
-                            run,
-                            Finish("interrupted", None, ("a permission denial stopped the run",)),
-                        )
-                        return
-                    if rt.output_format is not None:
-                        verdict = _structured_after_tools(rt, run, calls, results)
-                        if isinstance(verdict, Finish):
-                            yield _result(rt, run, verdict)
-                            return
-                    if work.failure is not None:
-                        yield _result(
-                            rt,
-                            run,
-                            Finish(
-                                "error_during_execution",
-                                None,
-                                (f"tool execution failed: {work.failure!r}",),
-                            ),
-                        )
+                    for message in rt.gate_messages():
+                        yield message
+                    ending = _after_batch(rt, run, calls, results, outcome, work)
+                    if ending is not None:
+                        yield _result(rt, run, ending)
                         return
                 case _:
                     assert_never(step)
@@ -319,6 +305,98 @@ def _next_step(rt: Runtime, run: RunState, response: ModelResponse) -> NextStep:
             return _structured_from_answer(rt, run, text, stop)
         case _:
             return Finish("success", stop or "end_turn")
+
+
+def _missing_result(work: _Work) -> str:
+    if work.cancelled:
+        return INTERRUPTED_RESULT
+    return f"Error: the tool call could not be completed: {work.failure}"
+
+
+def _after_batch(
+    rt: Runtime,
+    run: RunState,
+    calls: list[ToolUseBlock],
+    results: list[ToolResultBlock],
+    outcome: BatchOutcome,
+    work: _Work,
+) -> Finish | None:
+    """Whether the run ends after a batch of tool calls, and how."""
+    if work.cancelled or rt.interrupt_event.is_set():
+        return Finish("interrupted", None, ("interrupted by the user",))
+    if outcome.interrupt_requested:
+        reason = getattr(rt.gate, "stop_reason", None) or "a permission denial stopped the run"
+        return Finish("interrupted", None, (reason,))
+    if rt.output_format is not None:
+        verdict = _structured_after_tools(rt, run, calls, results)
+        if isinstance(verdict, Finish):
+            return verdict
+    if work.failure is not None:
+        return Finish("error_during_execution", None, (f"tool execution failed: {work.failure!r}",))
+    return None
+
+
+# --------------------------------------------------------------------------- hooks
+
+
+async def _submit_prompt(
+    rt: Runtime, prompt: UserMessage
+) -> tuple[UserMessage, Finish | None, list[Message]]:
+    """SessionStart (first prompt only) and UserPromptSubmit: a hook may add context to
+    the prompt, or block it."""
+    notices: list[Message] = []
+    context: list[str] = []
+    if not rt.started:
+        rt.started = True
+        source = "resume" if rt.history else "startup"
+        outcome, shown = await rt.fire_hook("SessionStart", match_value=source, source=source)
+        notices += shown
+        if outcome is not None and outcome.additional_context:
+            context.append(outcome.additional_context)
+    text = (
+        prompt.content
+        if isinstance(prompt.content, str)
+        else "\n".join(b.text for b in prompt.blocks if isinstance(b, TextBlock))
+    )
+    outcome, shown = await rt.fire_hook("UserPromptSubmit", prompt=text)
+    notices += shown
+    if outcome is not None and (outcome.blocked or not outcome.continue_):
+        reason = outcome.reason or outcome.stop_reason or "no reason given"
+        return (
+            prompt,
+            Finish(
+                "error_during_execution", None, (f"the prompt was blocked by a hook: {reason}",)
+            ),
+            notices,
+        )
+    if outcome is not None and outcome.additional_context:
+        context.append(outcome.additional_context)
+    if context:
+        blocks = [*prompt.blocks, *(TextBlock(c) for c in context)]
+        prompt = UserMessage(blocks, prompt.parent_tool_use_id, prompt.uuid)
+    return prompt, None, notices
+
+
+async def _stop_hook(rt: Runtime, run: RunState, finish: Finish) -> tuple[NextStep, list[Message]]:
+    """A Stop hook that blocks sends its reason back to the model and the run goes on."""
+    event = "SubagentStop" if rt.parent_tool_use_id else "Stop"
+    active = run.stop_blocks > 0
+    outcome, notices = await rt.fire_hook(event, stop_hook_active=active)
+    if outcome is None or not outcome.blocked:
+        run.stop_blocks = 0
+        return finish, notices
+    if run.stop_blocks >= MAX_STOP_HOOK_BLOCKS:
+        notices.append(
+            SystemMessage(
+                "informational",
+                {"message": f"{event} hooks blocked {MAX_STOP_HOOK_BLOCKS} times in a row; ending"},
+            )
+        )
+        return finish, notices
+    run.stop_blocks += 1
+    run.final_text.clear()  # that answer was not the last word
+    reason = outcome.reason or "A Stop hook asked you to keep going."
+    return AskAgain(UserMessage(reason, rt.parent_tool_use_id)), notices
 
 
 def _structured_from_answer(rt: Runtime, run: RunState, text: str, stop: str | None) -> NextStep:
@@ -565,6 +643,18 @@ async def _compact(
     *,
     pre_tokens: int | None = None,
 ) -> list[Message]:
+    outcome, notices = await rt.fire_hook(
+        "PreCompact", match_value=trigger, trigger=trigger, custom_instructions=focus or ""
+    )
+    if outcome is not None and outcome.blocked:
+        reason = outcome.reason or "no reason given"
+        return [
+            *notices,
+            SystemMessage(
+                "informational",
+                {"message": f"compaction skipped: a PreCompact hook blocked it ({reason})"},
+            ),
+        ]
     result = await compact(
         rt.history,
         rt.model,
@@ -590,7 +680,7 @@ async def _compact(
             usage=result.usage,
             model=result.model,
         )
-    return [SystemMessage("compact_boundary", result.boundary_data())]
+    return [*notices, SystemMessage("compact_boundary", result.boundary_data())]
 
 
 def _context_exceeded(work: _Work) -> bool:

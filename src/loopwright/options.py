@@ -63,10 +63,26 @@ class Options:
     effort: Effort | None = None
     thinking: ThinkingConfig | dict[str, Any] | None = None
 
+    # Permissions: the mode, rules ("Bash(npm test *)", "Read(./src/**)", "mcp__github"…;
+    # specifiers in disallowed_tools are deny rules), and the callback for undecided calls.
+    permission_mode: PermissionMode | None = None
+    allowed_tools: list[str] = field(default_factory=list[str])
+    # can_use_tool(name, input, ctx) -> PermissionResultAllow | PermissionResultDeny.
+    can_use_tool: Any = None
+    # {event: [HookMatcher(matcher, [callback], timeout)]}; command hooks come from settings.
+    hooks: dict[str, list[Any]] | None = None
+    include_hook_events: bool = False
+    # Bash inside bubblewrap: loopwright.sandbox.SandboxSettings(enabled=True, ...).
+    sandbox: Any = None
+    env: dict[str, str] = field(default_factory=dict[str, str])
+
     # Which settings to load from disk: "user" (~/.claude, ~/.loopwright), "project" and
-    # "local" (the repository's). None loads nothing, so an embedded agent behaves the same
-    # on every machine; the CLI loads all three.
+    # "local" (the repository's): settings.json, AGENTS.md/CLAUDE.md, skills, agents,
+    # .mcp.json. None = all three, as Claude Code does; [] = nothing from disk.
     setting_sources: Sequence[Literal["user", "project", "local"]] | None = None
+    # False: a repository's own allow rules and extra directories are ignored (its deny and
+    # ask rules still apply) — for running agents on code you did not write.
+    trust_project: bool = True
 
     # Extensions: MCP servers by name (stdio/sse/http configs, or create_sdk_mcp_server()),
     # subagents for the Agent tool, skills (None = all found), a final structured answer.

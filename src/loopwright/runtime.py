@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -17,7 +17,8 @@ from typing import Any
 from loopwright.context.compaction import CompactionBreaker, CompactionSettings
 from loopwright.context.tokens import ContextMeter
 from loopwright.cost import cost_of
-from loopwright.messages import ConversationMessage, Message, Usage
+from loopwright.hooks import HookEvent, HookOutcome, HookRunner, hook_input
+from loopwright.messages import ConversationMessage, Message, SystemMessage, Usage
 from loopwright.models.base import (
     Model,
     ModelEvent,
@@ -76,6 +77,13 @@ class Runtime:
     session_id: str
     system_prompt: str
     gate: ToolGate = field(default_factory=OpenGate)
+    hooks: HookRunner | None = None
+    # Builds a gate with the same rules for a subagent: (mode, extra hook fields) -> gate.
+    gate_factory: Callable[[Any, dict[str, Any]], ToolGate] | None = None
+    # Extra fields of every hook input (agent_id / agent_type inside a subagent).
+    hook_fields: dict[str, Any] = field(default_factory=dict[str, Any])
+    started: bool = False  # SessionStart has fired
+    closed: bool = False
     history: list[ConversationMessage] = field(default_factory=list[ConversationMessage])
     totals: Totals = field(default_factory=Totals)
     # What the run in progress has spent (its ResultMessage reports it); subagents add theirs.
@@ -126,6 +134,66 @@ class Runtime:
         wherever Bash has ``cd``-ed to since)."""
         return self.base_working_dirs or (self.state.cwd,)
 
+    async def fire_hook(
+        self, event: HookEvent, *, match_value: str | None = None, **fields: Any
+    ) -> tuple[HookOutcome | None, list[Message]]:
+        """Run the hooks of ``event``; returns their merged outcome and what to show."""
+        if self.hooks is None or not self.hooks.has(event):
+            return None, []
+        payload = hook_input(
+            event,
+            session_id=self.session_id,
+            cwd=str(self.state.cwd),
+            **{**self.hook_fields, **fields},
+        )
+        outcome = await self.hooks.run(event, payload, match_value=match_value)
+        return outcome, self.hook_messages(event, outcome)
+
+    def hook_messages(self, event: str, outcome: HookOutcome) -> list[Message]:
+        messages: list[Message] = [
+            SystemMessage("informational", {"message": text, "hook_event": event})
+            for text in outcome.system_messages
+        ]
+        messages += [
+            SystemMessage("hook_error", {"hook_event": event, "error": error})
+            for error in outcome.errors
+        ]
+        if self.options.include_hook_events and outcome.hooks_run:
+            messages.append(
+                SystemMessage(
+                    "hook_response",
+                    {
+                        "hook_event": event,
+                        "hooks_run": outcome.hooks_run,
+                        "continue": outcome.continue_,
+                        "decision": outcome.decision or outcome.permission_decision,
+                        "reason": outcome.reason,
+                    },
+                )
+            )
+        return messages
+
+    def gate_messages(self) -> list[Message]:
+        """Notices the permission gate collected from tool hooks during the last batch."""
+        drain = getattr(self.gate, "drain_notices", None)
+        if drain is None:
+            return []
+        messages: list[Message] = []
+        for notice in drain():
+            if notice.kind == "hook_error":
+                messages.append(
+                    SystemMessage(
+                        "hook_error", {"hook_event": notice.event, "error": notice.message}
+                    )
+                )
+            else:
+                messages.append(
+                    SystemMessage(
+                        "informational", {"message": notice.message, "hook_event": notice.event}
+                    )
+                )
+        return messages
+
     @property
     def permission_mode(self) -> str:
         mode = getattr(self.gate, "mode", None)
@@ -165,8 +233,11 @@ class Runtime:
             return raw
         return ThinkingConfig(**raw)
 
-    async def aclose(self) -> None:
+    async def aclose(self, reason: str = "other") -> None:
         """Release what tools left running (background shells, connections)."""
+        if self.parent is None and not self.closed:
+            self.closed = True
+            await self.fire_hook("SessionEnd", match_value=reason, reason=reason)
         for resource in list(self.state.resources.values()):
             closer = getattr(resource, "aclose", None)
             if closer is not None:

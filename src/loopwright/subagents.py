@@ -42,7 +42,19 @@ def install_subagents(rt: Runtime) -> None:
     rt.services[RUN_SUBAGENT_SERVICE] = run_subagent
 
 
-def _child_runtime(parent: Runtime, definition: AgentDefinition, ctx: ToolContext) -> Runtime:
+# Least to most permissive: a subagent may ask for a stricter mode, never a looser one.
+_MODE_ORDER = ("plan", "dontAsk", "default", "acceptEdits", "bypassPermissions")
+
+
+def narrower_mode(parent: str, requested: str | None) -> str:
+    if requested is None or requested not in _MODE_ORDER or parent not in _MODE_ORDER:
+        return parent
+    return min(parent, requested, key=_MODE_ORDER.index)
+
+
+def _child_runtime(
+    parent: Runtime, name: str, definition: AgentDefinition, ctx: ToolContext
+) -> Runtime:
     names = narrow_tools(list(parent.active_tools()), definition)
     tools = {name: parent.active_tools()[name] for name in names}
     model = parent.model
@@ -56,6 +68,11 @@ def _child_runtime(parent: Runtime, definition: AgentDefinition, ctx: ToolContex
         include_partial_messages=parent.options.include_partial_messages,
     )
     services = {k: v for k, v in parent.services.items() if k != RUN_SUBAGENT_SERVICE}
+    gate = parent.gate
+    hook_fields = {"agent_id": ctx.tool_use_id, "agent_type": name}
+    if parent.gate_factory is not None:
+        mode = narrower_mode(parent.permission_mode, definition.permission_mode)
+        gate = parent.gate_factory(mode, hook_fields)
     return Runtime(
         options=options,
         model=model,
@@ -63,7 +80,9 @@ def _child_runtime(parent: Runtime, definition: AgentDefinition, ctx: ToolContex
         state=SessionState(cwd=parent.state.cwd, resources=parent.state.resources),
         session_id=parent.session_id,
         system_prompt=definition.prompt + SUBAGENT_SYSTEM_SUFFIX,
-        gate=parent.gate,  # the parent's rules and mode: a subagent cannot grant itself more
+        gate=gate,
+        hooks=parent.hooks,
+        hook_fields=hook_fields,
         parent_tool_use_id=ctx.tool_use_id,
         parent=parent,
         services=services,
@@ -75,7 +94,14 @@ def _child_runtime(parent: Runtime, definition: AgentDefinition, ctx: ToolContex
 async def _run(
     parent: Runtime, name: str, definition: AgentDefinition, prompt: str, ctx: ToolContext
 ) -> ToolResult:
-    child = _child_runtime(parent, definition, ctx)
+    child = _child_runtime(parent, name, definition, ctx)
+    # SubagentStop fires from the subagent's own loop when it finishes (it may block).
+    _, notices = await parent.fire_hook(
+        "SubagentStart", match_value=name, agent_type=name, agent_id=ctx.tool_use_id
+    )
+    for notice in notices:
+        if ctx.emit:
+            await ctx.emit(notice)
     result: ResultMessage | None = None
     async for message in agent_loop(child, UserMessage(prompt, ctx.tool_use_id)):
         if isinstance(message, AssistantMessage | UserMessage | StreamEvent) and ctx.emit:

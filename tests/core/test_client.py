@@ -59,7 +59,9 @@ async def wait_for_file(path: Path, timeout: float = 10.0) -> str:
 
 async def test_client_keeps_the_conversation_across_queries() -> None:
     model = ScriptedModel([text("first answer"), text("second answer")])
-    async with Client(Options(model=model, tools=[])) as client:
+    async with Client(
+        Options(permission_mode="bypassPermissions", model=model, tools=[])
+    ) as client:
         await client.query("one")
         first = [m async for m in client.receive_response()]
         await client.query("two")
@@ -77,7 +79,9 @@ async def test_streaming_input_answers_each_message_in_one_session() -> None:
         yield "b"
 
     model = ScriptedModel([text("A"), text("B")])
-    result = await run(prompts(), Options(model=model, tools=[]))
+    result = await run(
+        prompts(), Options(permission_mode="bypassPermissions", model=model, tools=[])
+    )
     assert result.result == "B"
     assert len(model.requests[1].messages) == 3
 
@@ -95,7 +99,11 @@ async def test_interrupt_mid_tool_answers_every_call_and_kills_the_child(tmp_pat
     command = f"sleep 60 & echo $! > {pid_file}; wait"
     model = ScriptedModel([tool_calls([("marker", {}), ("Bash", {"command": command})])])
     messages: list[Message] = []
-    async with Client(Options(model=model, tools=[marker, "Bash"], cwd=tmp_path)) as client:
+    async with Client(
+        Options(
+            permission_mode="bypassPermissions", model=model, tools=[marker, "Bash"], cwd=tmp_path
+        )
+    ) as client:
         await client.query("go")
         async for message in client.receive_response():
             messages.append(message)
@@ -122,7 +130,9 @@ async def test_interrupt_while_the_model_streams_ends_with_interrupted() -> None
 
     from loopwright.testing import FunctionModel
 
-    async with Client(Options(model=FunctionModel(slow_answer), tools=[])) as client:
+    async with Client(
+        Options(permission_mode="bypassPermissions", model=FunctionModel(slow_answer), tools=[])
+    ) as client:
         await client.query("go")
         messages = []
         async for message in client.receive_response():
@@ -139,7 +149,9 @@ async def test_cancelling_the_consumer_still_answers_pending_calls(tmp_path: Pat
     from loopwright.assemble import open_runtime
     from loopwright.loop import agent_loop
 
-    rt = await open_runtime(Options(model=model, tools=["Bash"], cwd=tmp_path))
+    rt = await open_runtime(
+        Options(permission_mode="bypassPermissions", model=model, tools=["Bash"], cwd=tmp_path)
+    )
 
     async def consume() -> None:
         async for _ in agent_loop(rt, UserMessage("go")):
@@ -156,7 +168,9 @@ async def test_cancelling_the_consumer_still_answers_pending_calls(tmp_path: Pat
 
 async def test_prompts_sent_while_a_response_runs_are_answered_in_order() -> None:
     model = ScriptedModel([text("first"), text("second")])
-    async with Client(Options(model=model, tools=[])) as client:
+    async with Client(
+        Options(permission_mode="bypassPermissions", model=model, tools=[])
+    ) as client:
         await client.query("one")
         await client.query("two")
         first = [m async for m in client.receive_response()]
@@ -169,7 +183,9 @@ async def test_prompts_sent_while_a_response_runs_are_answered_in_order() -> Non
 
 async def test_set_model_switches_for_the_next_request() -> None:
     first, second = ScriptedModel([text("a")], name="m1"), ScriptedModel([text("b")], name="m2")
-    async with Client(Options(model=first, tools=[])) as client:
+    async with Client(
+        Options(permission_mode="bypassPermissions", model=first, tools=[])
+    ) as client:
         await client.query("x")
         [m async for m in client.receive_response()]
         await client.set_model(second)

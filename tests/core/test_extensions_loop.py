@@ -64,7 +64,12 @@ async def test_subagent_runs_with_fresh_context_and_only_its_final_text_returns(
             text("The reviewer says a.py is fine."),
         ]
     )
-    options = Options(model=model, tools=[look, delete, "Agent"], agents={"reviewer": REVIEWER})
+    options = Options(
+        permission_mode="bypassPermissions",
+        model=model,
+        tools=[look, delete, "Agent"],
+        agents={"reviewer": REVIEWER},
+    )
     messages = await collect("review a.py", options)
 
     agent_call = next(m for m in messages if isinstance(m, AssistantMessage)).tool_calls[0]
@@ -98,7 +103,12 @@ async def test_subagent_cannot_call_tools_outside_its_set() -> None:
             text("done"),
         ]
     )
-    options = Options(model=model, tools=[look, delete, "Agent"], agents={"reviewer": REVIEWER})
+    options = Options(
+        permission_mode="bypassPermissions",
+        model=model,
+        tools=[look, delete, "Agent"],
+        agents={"reviewer": REVIEWER},
+    )
     messages = await collect("go", options)
     refused = [r for r in tool_results(messages) if "delete" in r.text and r.is_error]
     assert refused and deleted == []
@@ -112,7 +122,14 @@ async def test_agent_files_are_loaded_from_project_settings(tmp_path: Path) -> N
     )
     model = ScriptedModel([text("hi")])
     messages = await collect(
-        "x", Options(model=model, cwd=tmp_path, tools=[look, "Agent"], setting_sources=["project"])
+        "x",
+        Options(
+            permission_mode="bypassPermissions",
+            model=model,
+            cwd=tmp_path,
+            tools=[look, "Agent"],
+            setting_sources=["project"],
+        ),
     )
     init = messages[0]
     assert isinstance(init, SystemMessage)
@@ -132,7 +149,12 @@ async def test_structured_output_valid_first_time() -> None:
     model = ScriptedModel([tool_call("StructuredOutput", name="Ada", age=36)])
     result = await run(
         "who?",
-        Options(model=model, tools=[], output_format={"type": "json_schema", "schema": SCHEMA}),
+        Options(
+            permission_mode="bypassPermissions",
+            model=model,
+            tools=[],
+            output_format={"type": "json_schema", "schema": SCHEMA},
+        ),
     )
     assert (result.subtype, result.structured_output) == ("success", {"name": "Ada", "age": 36})
 
@@ -147,7 +169,12 @@ async def test_structured_output_valid_after_two_invalid_attempts() -> None:
     )
     messages = await collect(
         "who?",
-        Options(model=model, tools=[], output_format={"type": "json_schema", "schema": SCHEMA}),
+        Options(
+            permission_mode="bypassPermissions",
+            model=model,
+            tools=[],
+            output_format={"type": "json_schema", "schema": SCHEMA},
+        ),
     )
     result = messages[-1]
     assert isinstance(result, ResultMessage)
@@ -160,7 +187,12 @@ async def test_structured_output_never_valid_ends_with_retries_error() -> None:
     model = ScriptedModel([text("no json here")] * 6)
     result = await run(
         "who?",
-        Options(model=model, tools=[], output_format={"type": "json_schema", "schema": SCHEMA}),
+        Options(
+            permission_mode="bypassPermissions",
+            model=model,
+            tools=[],
+            output_format={"type": "json_schema", "schema": SCHEMA},
+        ),
     )
     assert result.subtype == "error_max_structured_output_retries"
     model.assert_complete()
@@ -172,7 +204,10 @@ async def test_structured_output_from_a_pydantic_model() -> None:
         age: int
 
     model = ScriptedModel([raw_tool_call("StructuredOutput", '{"name": "Lin", "age": 7}')])
-    result = await run("who?", Options(model=model, tools=[], output_format=Person))
+    result = await run(
+        "who?",
+        Options(permission_mode="bypassPermissions", model=model, tools=[], output_format=Person),
+    )
     assert result.structured_output == {"name": "Lin", "age": 7}
 
 
@@ -187,7 +222,12 @@ async def test_in_process_mcp_server_tools_run_through_the_loop() -> None:
 
     server = create_sdk_mcp_server("calc", tools=[add])
     model = ScriptedModel([tool_call("mcp__calc__add", a=2, b=3), text("5")])
-    messages = await collect("2+3", Options(model=model, tools=[], mcp_servers={"calc": server}))
+    messages = await collect(
+        "2+3",
+        Options(
+            permission_mode="bypassPermissions", model=model, tools=[], mcp_servers={"calc": server}
+        ),
+    )
     init = messages[0]
     assert isinstance(init, SystemMessage)
     assert init.data["mcp_servers"][0]["status"] == "connected"
@@ -199,7 +239,14 @@ async def test_failed_mcp_server_is_reported_and_the_session_goes_on(tmp_path: P
     broken = {"type": "stdio", "command": str(tmp_path / "no-such-server")}
     model = ScriptedModel([text("still here")])
     messages = await collect(
-        "x", Options(model=model, tools=[], mcp_servers={"gone": broken}, mcp_connect_timeout=10)
+        "x",
+        Options(
+            permission_mode="bypassPermissions",
+            model=model,
+            tools=[],
+            mcp_servers={"gone": broken},
+            mcp_connect_timeout=10,
+        ),
     )
     init = messages[0]
     assert isinstance(init, SystemMessage) and init.data["mcp_servers"][0]["status"] == "failed"
@@ -221,7 +268,14 @@ async def test_tool_search_defers_mcp_tools_until_loaded() -> None:
         ]
     )
     messages = await collect(
-        "weather?", Options(model=model, tools=[], mcp_servers={"wx": server}, tool_search=True)
+        "weather?",
+        Options(
+            permission_mode="bypassPermissions",
+            model=model,
+            tools=[],
+            mcp_servers={"wx": server},
+            tool_search=True,
+        ),
     )
     assert [t.name for t in model.requests[0].tools] == ["ToolSearch"]
     assert "mcp__wx__weather" in [t.name for t in model.requests[1].tools]
@@ -236,7 +290,14 @@ async def test_skills_are_listed_and_loaded_on_demand(tmp_path: Path) -> None:
     )
     model = ScriptedModel([tool_call("Skill", skill="release"), text("ok")])
     messages = await collect(
-        "ship it", Options(model=model, cwd=tmp_path, tools=["Skill"], setting_sources=["project"])
+        "ship it",
+        Options(
+            permission_mode="bypassPermissions",
+            model=model,
+            cwd=tmp_path,
+            tools=["Skill"],
+            setting_sources=["project"],
+        ),
     )
     init = messages[0]
     assert isinstance(init, SystemMessage) and init.data["skills"] == ["release"]
@@ -244,14 +305,74 @@ async def test_skills_are_listed_and_loaded_on_demand(tmp_path: Path) -> None:
     assert "bump the version" in tool_results(messages)[0].text
 
 
-@pytest.mark.parametrize("listed", [["Read"], None])
-async def test_no_settings_are_read_unless_sources_are_given(tmp_path: Path, listed: Any) -> None:
+@pytest.mark.parametrize(("sources", "found"), [([], []), (None, ["x"]), (["user"], [])])
+async def test_setting_sources_choose_what_is_read_from_disk(
+    tmp_path: Path, sources: Any, found: list[str]
+) -> None:
     (tmp_path / ".claude" / "skills" / "x").mkdir(parents=True)
     (tmp_path / ".claude" / "skills" / "x" / "SKILL.md").write_text(
         "---\nname: x\ndescription: d\n---\nbody\n"
     )
-    messages = await collect(
-        "x", Options(model=ScriptedModel([text("a")]), cwd=tmp_path, tools=listed)
-    )
+    options = Options(model=ScriptedModel([text("a")]), cwd=tmp_path, setting_sources=sources)
+    messages = await collect("x", options)
     init = messages[0]
-    assert isinstance(init, SystemMessage) and init.data["skills"] == []
+    assert isinstance(init, SystemMessage) and init.data["skills"] == found
+
+
+async def test_subagent_cannot_grant_itself_more_permissions(tmp_path: Path) -> None:
+    loose = AgentDefinition(
+        description="d", prompt="p", tools=["Bash"], permission_mode="bypassPermissions"
+    )
+    model = ScriptedModel(
+        [
+            tool_call("Agent", description="d", prompt="make a file", subagent_type="loose"),
+            tool_call("Bash", command="touch escaped"),
+            text("tried"),
+            text("done"),
+        ]
+    )
+    options = Options(
+        model=model,
+        cwd=tmp_path,
+        tools=["Bash", "Agent"],
+        agents={"loose": loose},
+        setting_sources=[],
+    )
+    messages = await collect("go", options)
+    assert not (tmp_path / "escaped").exists()
+    assert any(r.is_error for r in tool_results(messages))
+
+
+async def test_subagent_hooks_fire_around_the_subagent(tmp_path: Path) -> None:
+    from loopwright.hooks import HookMatcher
+
+    events: list[tuple[str, str]] = []
+
+    async def note(input: dict[str, Any], tool_use_id: str | None, ctx: Any) -> dict[str, Any]:
+        events.append((input["hook_event_name"], input.get("agent_type", "")))
+        return {}
+
+    model = ScriptedModel(
+        [
+            tool_call("Agent", description="r", prompt="review", subagent_type="reviewer"),
+            text("fine"),
+            text("done"),
+        ]
+    )
+    hooks = {
+        "SubagentStart": [HookMatcher(None, [note])],
+        "SubagentStop": [HookMatcher(None, [note])],
+    }
+    await run(
+        "go",
+        Options(
+            permission_mode="bypassPermissions",
+            model=model,
+            cwd=tmp_path,
+            tools=[look, "Agent"],
+            agents={"reviewer": REVIEWER},
+            hooks=hooks,
+            setting_sources=[],
+        ),
+    )
+    assert events == [("SubagentStart", "reviewer"), ("SubagentStop", "reviewer")]

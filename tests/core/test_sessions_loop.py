@@ -32,11 +32,24 @@ CLI = [sys.executable, "-m", "loopwright.cli.main"]
 
 async def test_resume_restores_the_conversation(tmp_path: Path) -> None:
     first = await run(
-        "remember 42", Options(model=ScriptedModel([text("ok")]), cwd=tmp_path, tools=[])
+        "remember 42",
+        Options(
+            permission_mode="bypassPermissions",
+            model=ScriptedModel([text("ok")]),
+            cwd=tmp_path,
+            tools=[],
+        ),
     )
     model = ScriptedModel([text("it was 42")])
     second = await run(
-        "what number?", Options(model=model, cwd=tmp_path, tools=[], resume=first.session_id)
+        "what number?",
+        Options(
+            permission_mode="bypassPermissions",
+            model=model,
+            cwd=tmp_path,
+            tools=[],
+            resume=first.session_id,
+        ),
     )
     assert second.session_id == first.session_id
     sent = model.requests[0].messages
@@ -45,11 +58,34 @@ async def test_resume_restores_the_conversation(tmp_path: Path) -> None:
 
 
 async def test_continue_picks_the_latest_session_in_the_cwd(tmp_path: Path) -> None:
-    await run("one", Options(model=ScriptedModel([text("a")]), cwd=tmp_path, tools=[]))
-    latest = await run("two", Options(model=ScriptedModel([text("b")]), cwd=tmp_path, tools=[]))
+    await run(
+        "one",
+        Options(
+            permission_mode="bypassPermissions",
+            model=ScriptedModel([text("a")]),
+            cwd=tmp_path,
+            tools=[],
+        ),
+    )
+    latest = await run(
+        "two",
+        Options(
+            permission_mode="bypassPermissions",
+            model=ScriptedModel([text("b")]),
+            cwd=tmp_path,
+            tools=[],
+        ),
+    )
     model = ScriptedModel([text("c")])
     result = await run(
-        "three", Options(model=model, cwd=tmp_path, tools=[], continue_conversation=True)
+        "three",
+        Options(
+            permission_mode="bypassPermissions",
+            model=model,
+            cwd=tmp_path,
+            tools=[],
+            continue_conversation=True,
+        ),
     )
     assert result.session_id == latest.session_id
     assert model.requests[0].messages[0].content == "two"
@@ -61,6 +97,7 @@ async def test_resume_restores_cumulative_usage_and_read_state(tmp_path: Path) -
     first = await run(
         "read",
         Options(
+            permission_mode="bypassPermissions",
             model=ScriptedModel([tool_call("Read", file_path=str(target)), text("read it")]),
             cwd=tmp_path,
             tools=["Read", "Edit"],
@@ -69,19 +106,35 @@ async def test_resume_restores_cumulative_usage_and_read_state(tmp_path: Path) -
     edit = {"file_path": str(target), "old_string": "hello", "new_string": "bye"}
     model = ScriptedModel([tool_call("Edit", **edit), text("edited")])
     await run(
-        "edit", Options(model=model, cwd=tmp_path, tools=["Read", "Edit"], resume=first.session_id)
+        "edit",
+        Options(
+            permission_mode="bypassPermissions",
+            model=model,
+            cwd=tmp_path,
+            tools=["Read", "Edit"],
+            resume=first.session_id,
+        ),
     )
     assert target.read_text() == "bye\n"  # the Read before the restart still counts
 
 
 async def test_fork_leaves_the_original_byte_identical(tmp_path: Path) -> None:
     home = Path(os.environ["LOOPWRIGHT_HOME"])
-    first = await run("start", Options(model=ScriptedModel([text("a")]), cwd=tmp_path, tools=[]))
+    first = await run(
+        "start",
+        Options(
+            permission_mode="bypassPermissions",
+            model=ScriptedModel([text("a")]),
+            cwd=tmp_path,
+            tools=[],
+        ),
+    )
     [original] = list(home.rglob(f"{first.session_id}.jsonl"))
     before = original.read_bytes()
     forked = await run(
         "branch",
         Options(
+            permission_mode="bypassPermissions",
             model=ScriptedModel([text("b")]),
             cwd=tmp_path,
             tools=[],
@@ -131,6 +184,8 @@ async def test_kill_9_mid_tool_then_resume_continues_without_orphans(tmp_path: P
             "crashed-session",
             "--output-format",
             "stream-json",
+            "--allowed-tools",
+            "Bash",
         ],
         cwd=tmp_path,
         stdout=subprocess.PIPE,
@@ -228,6 +283,7 @@ async def test_long_session_stays_within_a_small_window_through_compaction(tmp_p
     result = await run(
         task,
         Options(
+            permission_mode="bypassPermissions",
             model=FunctionModel(answer),
             cwd=tmp_path,
             tools=[emit],
@@ -255,7 +311,9 @@ async def test_manual_compact_prompt_compacts_and_reports_a_boundary(tmp_path: P
     )
     from loopwright import Client
 
-    async with Client(Options(model=model, cwd=tmp_path, tools=[])) as client:
+    async with Client(
+        Options(permission_mode="bypassPermissions", model=model, cwd=tmp_path, tools=[])
+    ) as client:
         for prompt in ("first question", "second question", "/compact keep the numbers"):
             await client.query(prompt)
             messages = [m async for m in client.receive_response()]
@@ -275,7 +333,13 @@ async def test_manual_compact_prompt_compacts_and_reports_a_boundary(tmp_path: P
 
 async def test_sessions_cli_lists_and_shows(tmp_path: Path) -> None:
     result = await run(
-        "listed prompt", Options(model=ScriptedModel([text("a")]), cwd=tmp_path, tools=[])
+        "listed prompt",
+        Options(
+            permission_mode="bypassPermissions",
+            model=ScriptedModel([text("a")]),
+            cwd=tmp_path,
+            tools=[],
+        ),
     )
     listing = _cli("sessions", "list", "--json", cwd=tmp_path)
     assert listing.returncode == 0, listing.stderr
@@ -290,7 +354,13 @@ async def test_unpersisted_sessions_write_nothing(tmp_path: Path) -> None:
     home = Path(os.environ["LOOPWRIGHT_HOME"])
     await run(
         "x",
-        Options(model=ScriptedModel([text("a")]), cwd=tmp_path, tools=[], persist_session=False),
+        Options(
+            permission_mode="bypassPermissions",
+            model=ScriptedModel([text("a")]),
+            cwd=tmp_path,
+            tools=[],
+            persist_session=False,
+        ),
     )
     assert not list(home.rglob("*.jsonl"))
 
@@ -298,7 +368,14 @@ async def test_unpersisted_sessions_write_nothing(tmp_path: Path) -> None:
 async def test_a_store_object_can_be_passed(tmp_path: Path) -> None:
     store = JSONLStore(tmp_path / "home", cwd=tmp_path)
     result = await run(
-        "x", Options(model=ScriptedModel([text("a")]), cwd=tmp_path, tools=[], session_store=store)
+        "x",
+        Options(
+            permission_mode="bypassPermissions",
+            model=ScriptedModel([text("a")]),
+            cwd=tmp_path,
+            tools=[],
+            session_store=store,
+        ),
     )
     assert await store.load(result.session_id)
     await store.aclose()

@@ -41,7 +41,12 @@ async def test_agent_fixes_the_failing_test_with_real_tools(tmp_path: Path) -> N
             text("Fixed add()."),
         ]
     )
-    options = Options(model=model, cwd=project, tools=["Bash", "Read", "Edit"])
+    options = Options(
+        permission_mode="bypassPermissions",
+        model=model,
+        cwd=project,
+        tools=["Bash", "Read", "Edit"],
+    )
     messages = [m async for m in query("Fix the failing test", options)]
 
     results = tool_results(messages)
@@ -73,7 +78,16 @@ async def test_edit_without_a_prior_read_is_refused_and_the_model_can_recover(
         ]
     )
     messages = [
-        m async for m in query("fix", Options(model=model, cwd=project, tools=["Read", "Edit"]))
+        m
+        async for m in query(
+            "fix",
+            Options(
+                permission_mode="bypassPermissions",
+                model=model,
+                cwd=project,
+                tools=["Read", "Edit"],
+            ),
+        )
     ]
     results = tool_results(messages)
     assert results[0].is_error and "Read" in results[0].text

@@ -44,7 +44,15 @@ async def run_demo(console: Console | None = None) -> int:
             "[dim](the model's side is played from a script; the tools are real)[/dim]\n"
         )
         model = ScriptedModel.from_file(demo_script())
-        options = Options(model=model, cwd=project, tools=["Bash", "Read", "Edit"])
+        options = Options(
+            model=model,
+            cwd=project,
+            tools=["Bash", "Read", "Edit"],
+            # Edits inside the project are approved; of shell commands, only the tests.
+            permission_mode="acceptEdits",
+            allowed_tools=["Bash(python3 -m unittest *)"],
+            setting_sources=[],
+        )
         result: ResultMessage | None = None
         task = "The tests in this project fail. Find and fix the bug."
         async for message in query(task, options):

@@ -31,7 +31,17 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--system-prompt")
     parser.add_argument("--append-system-prompt")
     parser.add_argument("--tools", help="comma-separated built-in tool names the model sees")
-    parser.add_argument("--disallowed-tools", help="comma-separated tool names to remove")
+    parser.add_argument(
+        "--permission-mode",
+        choices=("default", "acceptEdits", "plan", "dontAsk", "bypassPermissions"),
+    )
+    parser.add_argument(
+        "--allowed-tools", help='comma-separated rules to approve, e.g. "Read,Bash(npm test *)"'
+    )
+    parser.add_argument(
+        "--disallowed-tools", help="comma-separated rules to deny; a bare name removes the tool"
+    )
+    parser.add_argument("--add-dir", action="append", default=[], help="another working dir")
     parser.add_argument("--include-partial-messages", action="store_true")
     parser.add_argument("-r", "--resume", metavar="SESSION_ID", help="continue this session")
     parser.add_argument(
@@ -50,7 +60,18 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _split(value: str | None) -> list[str]:
-    return [item.strip() for item in (value or "").split(",") if item.strip()]
+    """Split on commas outside parentheses: "Bash(git diff, x),Read" has two rules."""
+    items: list[str] = []
+    depth, current = 0, ""
+    for char in value or "":
+        depth += (char == "(") - (char == ")")
+        if char == "," and depth == 0:
+            items.append(current.strip())
+            current = ""
+        else:
+            current += char
+    items.append(current.strip())
+    return [item for item in items if item]
 
 
 def options_from_args(args: argparse.Namespace) -> Options:
@@ -63,6 +84,9 @@ def options_from_args(args: argparse.Namespace) -> Options:
         append_system_prompt=args.append_system_prompt,
         tools=_split(args.tools) if args.tools else None,
         disallowed_tools=_split(args.disallowed_tools),
+        allowed_tools=_split(args.allowed_tools),
+        permission_mode=args.permission_mode,
+        add_dirs=args.add_dir,
         include_partial_messages=args.include_partial_messages,
         resume=args.resume,
         continue_conversation=args.continue_conversation,

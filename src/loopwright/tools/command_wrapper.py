@@ -1,0 +1,32 @@
+"""How tool subprocesses (Bash) get their environment and, optionally, their sandbox."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+
+class CommandSandbox(Protocol):
+    def wrap(
+        self, argv: list[str], env: dict[str, str], cwd: str
+    ) -> tuple[list[str], dict[str, str]]: ...
+
+
+@dataclass(frozen=True, slots=True)
+class CommandWrapper:
+    """Adds the session's environment (Options.env, settings ``env``) to every command,
+    then hands it to the sandbox, if there is one. Tools find it as the
+    ``command_wrapper`` service."""
+
+    env: Mapping[str, str] = field(default_factory=dict[str, str])
+    sandbox: CommandSandbox | Any | None = None
+
+    def wrap(
+        self, argv: list[str], env: dict[str, str], cwd: str
+    ) -> tuple[list[str], dict[str, str]]:
+        merged = {**env, **self.env}
+        if self.sandbox is None:
+            return argv, merged
+        wrapped: tuple[list[str], dict[str, str]] = self.sandbox.wrap(argv, merged, cwd)
+        return wrapped
