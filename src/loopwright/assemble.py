@@ -127,7 +127,13 @@ def create_runtime(options: Options, *, parent_tool_use_id: str | None = None) -
     sources = setting_sources(options)
     settings = load_settings(cwd, sources, trust_project=options.trust_project) if sources else None
     model = with_retries(resolve_model(options.model), options)
-    window = options.context_window or context_window(model.name)
+    # A provider knows its own window ([1m] variants, user overrides); else the table.
+    known = getattr(model, "context_window", None)
+    window = (
+        options.context_window
+        or (known if isinstance(known, int) else None)
+        or (context_window(model.name))
+    )
     session_id = options.session_id or new_uuid()
     gate = _gate(options, cwd, settings, session_id)
     rt = Runtime(

@@ -242,6 +242,9 @@ class Runtime:
             closer = getattr(resource, "aclose", None)
             if closer is not None:
                 await closer()
+        closer = getattr(self.model, "aclose", None)
+        if self.parent is None and closer is not None:
+            await closer()  # HTTP clients of providers belong to this event loop
         if self.recorder is not None:
             await self.recorder.sync()
             if self.owns_store:

@@ -166,7 +166,7 @@ async def test_bash_tool_runs_through_the_wrapper(sandbox: BwrapSandbox, workdir
         state=SessionState(cwd=workdir), tool_use_id="t1", services={"command_wrapper": sandbox}
     )
     # Under /tmp a write lands in the sandbox's private tmpfs; the home dir is read-only.
-    outside = Path.home() / f".loopwright-escape-{os.getpid()}"
+    outside = Path("/var/tmp") / f".loopwright-escape-{os.getpid()}"  # read-only inside
 
     await BashTool().call({"command": "mkdir sub && cd sub && echo hi > f"}, ctx)
     blocked = str((await BashTool().call({"command": f"echo x > {outside}"}, ctx)).content)

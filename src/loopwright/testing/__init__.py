@@ -1,4 +1,8 @@
-"""Offline models and test helpers: ``ScriptedModel``, ``FunctionModel`` and step helpers."""
+"""Offline models and test helpers: ``ScriptedModel``, ``FunctionModel``, step helpers, fake
+provider servers (import ``FakeAnthropicServer`` / ``FakeOpenAIServer`` from their modules or
+here) and the session-store conformance suite."""
+
+from typing import Any
 
 from loopwright.models.scripted import (
     FunctionModel,
@@ -12,7 +16,28 @@ from loopwright.models.scripted import (
     tool_calls,
 )
 
+_LAZY = {
+    "FakeAnthropicServer": "loopwright.testing.fake_anthropic",
+    "FakeOpenAIServer": "loopwright.testing.fake_openai",
+    "run_store_conformance": "loopwright.testing.store_conformance",
+}
+
+
+def __getattr__(name: str) -> Any:
+    # The fake servers and the conformance suite load on first use: importing
+    # loopwright.testing for a ScriptedModel stays cheap.
+    import importlib
+
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'loopwright.testing' has no attribute {name!r}")
+    return getattr(importlib.import_module(module), name)
+
+
 __all__ = [
+    "FakeAnthropicServer",
+    "FakeOpenAIServer",
+    "run_store_conformance",
     "FunctionModel",
     "ScriptedModel",
     "Step",
