@@ -34,7 +34,9 @@ async def test_tool_outside_the_narrowed_set_is_refused_and_never_runs() -> None
 
     results: list[ToolResultBlock] = []
     final: ResultMessage | None = None
-    async for message in query("clean up", Options(model=model, tools=list(sub_tools), permission_mode="bypassPermissions")):
+    async for message in query(
+        "clean up", Options(model=model, tools=list(sub_tools), permission_mode="bypassPermissions")
+    ):
         if isinstance(message, UserMessage) and isinstance(message.content, list):
             results += [b for b in message.content if isinstance(b, ToolResultBlock)]
         if isinstance(message, ResultMessage):

@@ -37,7 +37,9 @@ async def test_stdio_and_sdk_server_tools_run_in_one_turn() -> None:
         await manager.start(
             {"demo": demo_config(), "calc": create_sdk_mcp_server("calc", tools=[double])}
         )
-        async for message in query("go", Options(model=model, tools=manager.tools(), permission_mode="bypassPermissions")):
+        async for message in query(
+            "go", Options(model=model, tools=manager.tools(), permission_mode="bypassPermissions")
+        ):
             if isinstance(message, UserMessage) and isinstance(message.content, list):
                 results += [b for b in message.content if isinstance(b, ToolResultBlock)]
             if isinstance(message, ResultMessage):
