@@ -2,7 +2,7 @@
 provider servers (import ``FakeAnthropicServer`` / ``FakeOpenAIServer`` from their modules or
 here) and the session-store conformance suite."""
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from loopwright.models.scripted import (
     FunctionModel,
@@ -15,6 +15,11 @@ from loopwright.models.scripted import (
     tool_call,
     tool_calls,
 )
+
+if TYPE_CHECKING:
+    from loopwright.testing.fake_anthropic import FakeAnthropicServer
+    from loopwright.testing.fake_openai import FakeOpenAIServer
+    from loopwright.testing.store_conformance import run_store_conformance
 
 _LAZY = {
     "FakeAnthropicServer": "loopwright.testing.fake_anthropic",
