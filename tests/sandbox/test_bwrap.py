@@ -165,7 +165,7 @@ async def test_bash_tool_runs_through_the_wrapper(sandbox: BwrapSandbox, workdir
     ctx = ToolContext(
         state=SessionState(cwd=workdir), tool_use_id="t1", services={"command_wrapper": sandbox}
     )
-    # Under /tmp a write lands in the sandbox's private tmpfs; the home dir is read-only.
+    # Outside the working dirs and the private scratch dir, everything is read-only.
     outside = Path("/var/tmp") / f".loopwright-escape-{os.getpid()}"  # read-only inside
 
     await BashTool().call({"command": "mkdir sub && cd sub && echo hi > f"}, ctx)

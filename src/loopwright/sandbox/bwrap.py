@@ -125,6 +125,12 @@ class BwrapSandbox:
         self._cleanup = weakref.finalize(self, shutil.rmtree, str(self._runtime), True)
 
     @property
+    def scratch_dir(self) -> Path:
+        scratch = self._runtime / "tmp"
+        scratch.mkdir(exist_ok=True)
+        return scratch
+
+    @property
     def socket_path(self) -> Path:
         return self._runtime / "proxy.sock"
 
@@ -144,7 +150,9 @@ class BwrapSandbox:
             clean_env.pop("no_proxy", None)
             relay = [sys.executable, "-I", str(_RELAY), str(self.socket_path), str(_PROXY_PORT)]
             command = [*relay, "--", *command]
-        clean_env["TMPDIR"] = "/tmp"
+        # /tmp stays visible read-only (a venv or checkout may live there); scratch space
+        # is a private directory of this sandbox.
+        clean_env["TMPDIR"] = str(self.scratch_dir)
         extra = [Path(env[_CWD_FILE_ENV]).parent] if env.get(_CWD_FILE_ENV) else []
         return [*self.bwrap_args(cwd, extra), "--", *command], clean_env
 
@@ -164,8 +172,9 @@ class BwrapSandbox:
             "/dev",
             "--proc",
             "/proc",
-            "--tmpfs",
-            "/tmp",
+            "--bind",
+            str(self.scratch_dir),
+            str(self.scratch_dir),
         ]
         for path in [*self._writable(), *(p for p in extra_writable if p.is_dir())]:
             args += ["--bind", str(path), str(path)]
