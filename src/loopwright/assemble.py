@@ -126,7 +126,8 @@ def create_runtime(options: Options, *, parent_tool_use_id: str | None = None) -
         raise ConfigurationError(f"cwd {cwd} is not a directory; pass an existing directory")
     sources = setting_sources(options)
     settings = load_settings(cwd, sources, trust_project=options.trust_project) if sources else None
-    model = with_retries(resolve_model(options.model), options)
+    provider = resolve_model(options.model)
+    model = with_retries(provider, options)
     # A provider knows its own window ([1m] variants, user overrides); else the table.
     known = getattr(model, "context_window", None)
     window = (
@@ -153,6 +154,13 @@ def create_runtime(options: Options, *, parent_tool_use_id: str | None = None) -
         ),
         base_working_dirs=gate.policy.working_dirs,
     )
+    if getattr(provider, "supports_reasoning", True) is False and (
+        options.effort is not None or options.thinking is not None
+    ):
+        rt.notices.append(
+            f"{provider.name} has no reasoning controls: the effort and thinking options are "
+            "ignored for it"
+        )
     if settings is not None:
         rt.notices.extend(settings.warnings)
     rt.notices.extend(gate.rule_warnings)

@@ -392,3 +392,30 @@ async def test_fallback_model_takes_over_after_repeated_overloads() -> None:
     )
     assert result.result == "from the fallback"
     assert list(result.model_usage) == ["backup"]
+
+
+async def test_reasoning_options_on_a_model_without_them_are_noted_once() -> None:
+    from loopwright.testing import FakeOpenAIServer
+
+    with FakeOpenAIServer([text("a"), text("b")]) as server:
+        from loopwright.models.openai_chat import OpenAIChatModel
+
+        model = OpenAIChatModel("gpt-4o", api_key="test", base_url=server.base_url)
+        from loopwright import Client
+
+        async with Client(
+            Options(
+                permission_mode="bypassPermissions",
+                model=model,
+                tools=[],
+                effort="high",
+                setting_sources=[],
+            )
+        ) as client:
+            notes = []
+            for prompt in ("one", "two"):
+                await client.query(prompt)
+                async for message in client.receive_response():
+                    if isinstance(message, SystemMessage) and message.subtype == "informational":
+                        notes.append(message.data["message"])
+    assert len(notes) == 1 and "effort" in notes[0]
