@@ -12,102 +12,56 @@ Each model response is turned into a tagged next step (:class:`Finish`, :class:`
 from __future__ import annotations
 
 import asyncio
-import json
-import time
-from collections.abc import AsyncGenerator, AsyncIterator, Callable, Coroutine, Sequence
-from dataclasses import dataclass, field
+from collections.abc import AsyncGenerator, AsyncIterator
 from functools import partial
-from typing import Any, assert_never
+from typing import assert_never
 
-from loopwright.context.compaction import CompactionError, compact, should_compact
-from loopwright.errors import LoopwrightError, ModelError
+from loopwright.errors import LoopwrightError
+from loopwright.loop_compaction import compact_if_needed, manual_compact, manual_compact_focus
+from loopwright.loop_hooks import stop_hook, submit_prompt
+from loopwright.loop_io import (
+    Work,
+    answer_orphans,
+    ask_model,
+    assistant_message,
+    build_request,
+    close_calls,
+    context_exceeded,
+    drain,
+    failed_model_call,
+    missing_result,
+    run_tools,
+)
+from loopwright.loop_state import (
+    CONTINUE_PROMPT,
+    DEFAULT_MAX_TOKENS,
+    INTERRUPTED_BY_USER,
+    MAX_CONSECUTIVE_PAUSES,
+    MAX_TEXT_CONTINUATIONS,
+    AskAgain,
+    Finish,
+    NextStep,
+    RunState,
+    RunTools,
+    result_message,
+)
+from loopwright.loop_structured import structured_after_tools, structured_from_answer
 from loopwright.messages import (
-    AssistantMessage,
     Message,
     ResultMessage,
-    ResultSubtype,
     StreamEvent,
     SystemMessage,
-    TextBlock,
     ToolResultBlock,
     ToolUseBlock,
     UserMessage,
 )
 from loopwright.models.base import (
-    ModelRequest,
     ModelResponse,
-    RetryNotice,
-    event_to_stream_dict,
 )
 from loopwright.runtime import Runtime, Totals, init_data
-from loopwright.sessions.recorder import CompactTrigger
-from loopwright.tools.base import ToolContext
-from loopwright.tools.executor import BatchOutcome, execute
-from loopwright.tools.structured_output import (
-    MAX_STRUCTURED_OUTPUT_RETRIES,
-    STRUCTURED_OUTPUT_TOOL_NAME,
-    extract_structured,
-    reprompt_message,
-    structured_from_text,
-)
-
-# How often a response cut by max_tokens mid-text is continued before the run ends.
-MAX_TEXT_CONTINUATIONS = 3
-MAX_CONSECUTIVE_PAUSES = 10
-MAX_STOP_HOOK_BLOCKS = 8
-DEFAULT_MAX_TOKENS = 8192
-CONTINUE_PROMPT = (
-    "Your previous response was cut off by the output token limit. Continue exactly where "
-    "it stopped, without repeating anything."
-)
-Outbox = asyncio.Queue[Message | None]
-INTERRUPTED_RESULT = "Interrupted: the run was stopped before this tool call finished."
-
+from loopwright.tools.executor import BatchOutcome
 
 # --------------------------------------------------------------------------- next steps
-
-
-@dataclass(frozen=True, slots=True)
-class Finish:
-    subtype: ResultSubtype
-    stop_reason: str | None
-    errors: tuple[str, ...] = ()
-    structured_output: Any = None
-
-
-@dataclass(frozen=True, slots=True)
-class RunTools:
-    calls: list[ToolUseBlock]
-
-
-@dataclass(frozen=True, slots=True)
-class AskAgain:
-    """Call the model again: after pause_turn, a cut-off text, or a cut-off tool call."""
-
-    follow_up: UserMessage | None = None
-    max_tokens: int | None = None
-    keep_response: bool = True
-    note: str | None = None
-
-
-NextStep = Finish | RunTools | AskAgain
-
-
-@dataclass(slots=True)
-class RunState:
-    """Counters of one run (one prompt), reported in its ResultMessage."""
-
-    started: float = field(default_factory=time.monotonic)
-    num_turns: int = 0
-    structured_attempts: int = 0
-    denials: list[dict[str, Any]] = field(default_factory=list[dict[str, Any]])
-    final_text: list[str] = field(default_factory=list[str])
-    continuations: int = 0
-    pauses: int = 0
-    max_tokens_override: int | None = None
-    cut_tool_call_retried: bool = False
-    reactive_compaction_tried: bool = False
-    stop_blocks: int = 0
 
 
 # --------------------------------------------------------------------------- the loop
@@ -157,47 +111,47 @@ async def _run(rt: Runtime, prompt: UserMessage) -> AsyncGenerator[Message, None
     for notice in rt.pending_notices:
         yield notice
     rt.pending_notices.clear()
-    manual_focus = _manual_compact_focus(prompt)
+    manual_focus = manual_compact_focus(prompt)
     if manual_focus is not None:
-        async for message in _manual_compact(rt, run, manual_focus):
+        async for message in manual_compact(rt, run, manual_focus):
             yield message
         return
-    prompt, blocked, notices = await _submit_prompt(rt, prompt)
+    prompt, blocked, notices = await submit_prompt(rt, prompt)
     for message in notices:
         yield message
     if blocked is not None:
-        yield _result(rt, run, blocked)
+        yield result_message(rt, run, blocked)
         return
     rt.history.append(prompt)
     yield prompt
     try:
         while True:
             if rt.interrupt_event.is_set():
-                yield _result(rt, run, Finish("interrupted", None, ("interrupted by the user",)))
+                yield result_message(rt, run, INTERRUPTED_BY_USER)
                 return
-            for message in await _compact_if_needed(rt, run):
+            for message in await compact_if_needed(rt, run):
                 yield message
 
-            request = _request(rt, run)
+            request = build_request(rt, run)
             response_box: list[ModelResponse] = []
-            work = _Work(
-                partial(_ask_model, rt=rt, run=run, request=request, response_box=response_box)
+            work = Work(
+                partial(ask_model, rt=rt, run=run, request=request, response_box=response_box)
             )
-            async for message in _drain(rt, work):
+            async for message in drain(rt, work):
                 yield message
             if not response_box:
-                if _context_exceeded(work) and not run.reactive_compaction_tried:
+                if context_exceeded(work) and not run.reactive_compaction_tried:
                     run.reactive_compaction_tried = True
-                    for message in await _compact_if_needed(rt, run, forced=True):
+                    for message in await compact_if_needed(rt, run, forced=True):
                         yield message
                     continue
-                yield _result(rt, run, _failed_model_call(rt, work))
+                yield result_message(rt, run, failed_model_call(rt, work))
                 return
             response = response_box[0]
             rt.add_usage(response.model, response.usage)
 
             step = _next_step(rt, run, response)
-            assistant = _assistant_message(rt, response)
+            assistant = assistant_message(rt, response)
             if not (isinstance(step, AskAgain) and not step.keep_response):
                 rt.history.append(assistant)
                 rt.meter.record(response.usage, rt.history)
@@ -206,17 +160,17 @@ async def _run(rt: Runtime, prompt: UserMessage) -> AsyncGenerator[Message, None
             limit = _limit_reached(rt, run)
             if limit is not None:
                 if isinstance(step, RunTools):
-                    yield _close_calls(rt, step.calls, f"Not run: the run ended ({limit.subtype}).")
-                yield _result(rt, run, limit)
+                    yield close_calls(rt, step.calls, f"Not run: the run ended ({limit.subtype}).")
+                yield result_message(rt, run, limit)
                 return
             if isinstance(step, Finish) and step.subtype == "success":
-                step, notices = await _stop_hook(rt, run, step)
+                step, notices = await stop_hook(rt, run, step)
                 for message in notices:
                     yield message
 
             match step:
                 case Finish():
-                    yield _result(rt, run, step)
+                    yield result_message(rt, run, step)
                     return
                 case AskAgain(follow_up=follow_up, max_tokens=max_tokens, note=note):
                     run.max_tokens_override = max_tokens or run.max_tokens_override
@@ -227,19 +181,19 @@ async def _run(rt: Runtime, prompt: UserMessage) -> AsyncGenerator[Message, None
                         yield follow_up
                 case RunTools(calls=calls):
                     if rt.options.max_turns is not None and run.num_turns >= rt.options.max_turns:
-                        yield _close_calls(
+                        yield close_calls(
                             rt, calls, "Not run: the maximum number of turns was reached."
                         )
-                        yield _result(rt, run, Finish("error_max_turns", "tool_use"))
+                        yield result_message(rt, run, Finish("error_max_turns", "tool_use"))
                         return
                     run.num_turns += 1
                     rt.num_turns_total += 1
                     run.final_text.clear()
                     outcome = BatchOutcome()
-                    work = _Work(partial(_run_tools, rt=rt, calls=calls, outcome=outcome))
-                    async for message in _drain(rt, work):
+                    work = Work(partial(run_tools, rt=rt, calls=calls, outcome=outcome))
+                    async for message in drain(rt, work):
                         yield message
-                    results = outcome.ordered(calls, _missing_result(work))
+                    results = outcome.ordered(calls, missing_result(work))
                     run.denials.extend(outcome.denials)
                     tool_results = UserMessage(list(results), rt.parent_tool_use_id)
                     rt.history.append(tool_results)
@@ -248,18 +202,18 @@ async def _run(rt: Runtime, prompt: UserMessage) -> AsyncGenerator[Message, None
                         yield message
                     ending = _after_batch(rt, run, calls, results, outcome, work)
                     if ending is not None:
-                        yield _result(rt, run, ending)
+                        yield result_message(rt, run, ending)
                         return
                 case _:
                     assert_never(step)
     except (LoopwrightError, OSError, ValueError) as exc:
-        yield _result(
+        yield result_message(
             rt, run, Finish("error_during_execution", None, (f"{type(exc).__name__}: {exc}",))
         )
     except asyncio.CancelledError:
         # The consumer's task was cancelled: still answer every tool call in the history so
         # the session can be resumed, then let the cancellation through.
-        _answer_orphans(rt)
+        answer_orphans(rt)
         raise
 
 
@@ -302,15 +256,9 @@ def _next_step(rt: Runtime, run: RunState, response: ModelResponse) -> NextStep:
                 "error_during_execution", stop, ("the model paused too many times in a row",)
             )
         case _ if rt.output_format is not None and stop != "refusal":
-            return _structured_from_answer(rt, run, text, stop)
+            return structured_from_answer(rt, run, text, stop)
         case _:
             return Finish("success", stop or "end_turn")
-
-
-def _missing_result(work: _Work) -> str:
-    if work.cancelled:
-        return INTERRUPTED_RESULT
-    return f"Error: the tool call could not be completed: {work.failure}"
 
 
 def _after_batch(
@@ -319,16 +267,16 @@ def _after_batch(
     calls: list[ToolUseBlock],
     results: list[ToolResultBlock],
     outcome: BatchOutcome,
-    work: _Work,
+    work: Work,
 ) -> Finish | None:
     """Whether the run ends after a batch of tool calls, and how."""
     if work.cancelled or rt.interrupt_event.is_set():
-        return Finish("interrupted", None, ("interrupted by the user",))
+        return INTERRUPTED_BY_USER
     if outcome.interrupt_requested:
         reason = getattr(rt.gate, "stop_reason", None) or "a permission denial stopped the run"
         return Finish("interrupted", None, (reason,))
     if rt.output_format is not None:
-        verdict = _structured_after_tools(rt, run, calls, results)
+        verdict = structured_after_tools(rt, run, calls, results)
         if isinstance(verdict, Finish):
             return verdict
     if work.failure is not None:
@@ -337,108 +285,6 @@ def _after_batch(
 
 
 # --------------------------------------------------------------------------- hooks
-
-
-async def _submit_prompt(
-    rt: Runtime, prompt: UserMessage
-) -> tuple[UserMessage, Finish | None, list[Message]]:
-    """SessionStart (first prompt only) and UserPromptSubmit: a hook may add context to
-    the prompt, or block it."""
-    notices: list[Message] = []
-    context: list[str] = []
-    if not rt.started:
-        rt.started = True
-        source = "resume" if rt.history else "startup"
-        outcome, shown = await rt.fire_hook("SessionStart", match_value=source, source=source)
-        notices += shown
-        if outcome is not None and outcome.additional_context:
-            context.append(outcome.additional_context)
-    text = (
-        prompt.content
-        if isinstance(prompt.content, str)
-        else "\n".join(b.text for b in prompt.blocks if isinstance(b, TextBlock))
-    )
-    outcome, shown = await rt.fire_hook("UserPromptSubmit", prompt=text)
-    notices += shown
-    if outcome is not None and (outcome.blocked or not outcome.continue_):
-        reason = outcome.reason or outcome.stop_reason or "no reason given"
-        return (
-            prompt,
-            Finish(
-                "error_during_execution", None, (f"the prompt was blocked by a hook: {reason}",)
-            ),
-            notices,
-        )
-    if outcome is not None and outcome.additional_context:
-        context.append(outcome.additional_context)
-    if context:
-        blocks = [*prompt.blocks, *(TextBlock(c) for c in context)]
-        prompt = UserMessage(blocks, prompt.parent_tool_use_id, prompt.uuid)
-    return prompt, None, notices
-
-
-async def _stop_hook(rt: Runtime, run: RunState, finish: Finish) -> tuple[NextStep, list[Message]]:
-    """A Stop hook that blocks sends its reason back to the model and the run goes on."""
-    event = "SubagentStop" if rt.parent_tool_use_id else "Stop"
-    active = run.stop_blocks > 0
-    outcome, notices = await rt.fire_hook(event, stop_hook_active=active)
-    if outcome is None or not outcome.blocked:
-        run.stop_blocks = 0
-        return finish, notices
-    if run.stop_blocks >= MAX_STOP_HOOK_BLOCKS:
-        notices.append(
-            SystemMessage(
-                "informational",
-                {"message": f"{event} hooks blocked {MAX_STOP_HOOK_BLOCKS} times in a row; ending"},
-            )
-        )
-        return finish, notices
-    run.stop_blocks += 1
-    run.final_text.clear()  # that answer was not the last word
-    reason = outcome.reason or "A Stop hook asked you to keep going."
-    return AskAgain(UserMessage(reason, rt.parent_tool_use_id)), notices
-
-
-def _structured_from_answer(rt: Runtime, run: RunState, text: str, stop: str | None) -> NextStep:
-    """The model ended without calling StructuredOutput: accept a valid JSON answer, else
-    ask again, at most MAX_STRUCTURED_OUTPUT_RETRIES times."""
-    assert rt.output_format is not None
-    value, errors = structured_from_text(rt.output_format, text)
-    if not errors:
-        return Finish("success", stop or "end_turn", structured_output=value)
-    return _structured_retry(rt, run, None)
-
-
-def _structured_retry(rt: Runtime, run: RunState, errors: list[str] | None) -> NextStep:
-    run.structured_attempts += 1
-    if run.structured_attempts > MAX_STRUCTURED_OUTPUT_RETRIES:
-        return Finish(
-            "error_max_structured_output_retries",
-            None,
-            (
-                f"no valid structured output after {MAX_STRUCTURED_OUTPUT_RETRIES} retries",
-                *(errors or ()),
-            ),
-        )
-    follow_up = reprompt_message(errors, run.structured_attempts)
-    return AskAgain(UserMessage(follow_up, rt.parent_tool_use_id) if errors is None else None)
-
-
-def _structured_after_tools(
-    rt: Runtime, run: RunState, calls: list[ToolUseBlock], results: list[ToolResultBlock]
-) -> NextStep | None:
-    """After a batch: a successful StructuredOutput call ends the run with its value."""
-    assert rt.output_format is not None
-    for call, result in zip(calls, results, strict=True):
-        if call.name != STRUCTURED_OUTPUT_TOOL_NAME:
-            continue
-        value, errors = extract_structured(rt.output_format, call.input)
-        if not result.is_error and not errors:
-            return Finish("success", "tool_use", structured_output=value)
-        # The error result already told the model what to fix; count the attempt.
-        step = _structured_retry(rt, run, errors or [result.text])
-        return step if isinstance(step, Finish) else None
-    return None
 
 
 def _limit_reached(rt: Runtime, run: RunState) -> Finish | None:
@@ -464,289 +310,10 @@ def _limit_reached(rt: Runtime, run: RunState) -> Finish | None:
 # --------------------------------------------------------------------------- model calls
 
 
-def _failed_model_call(rt: Runtime, work: _Work) -> Finish:
-    if work.cancelled or rt.interrupt_event.is_set():
-        return Finish("interrupted", None, ("interrupted by the user",))
-    failure = work.failure
-    if isinstance(failure, ModelError):
-        return Finish("error_during_execution", None, (f"model error ({failure.kind}): {failure}",))
-    if failure is None:
-        return Finish(
-            "error_during_execution",
-            None,
-            ("the model's stream ended without a complete response",),
-        )
-    return Finish("error_during_execution", None, (f"{type(failure).__name__}: {failure}",))
-
-
-def _request(rt: Runtime, run: RunState) -> ModelRequest:
-    options = rt.options
-    return ModelRequest(
-        model=rt.model.name,
-        system=rt.system_prompt,
-        messages=list(rt.history),
-        tools=rt.tool_specs,
-        max_tokens=run.max_tokens_override or options.max_tokens,
-        effort=options.effort,
-        thinking=rt.thinking(),
-        task_budget=options.task_budget,
-        cache_prefix_chars=len(rt.system_prompt),
-        metadata={"cwd": str(rt.state.cwd), "session_id": rt.session_id},
-    )
-
-
-async def _ask_model(
-    outbox: Outbox,
-    *,
-    rt: Runtime,
-    run: RunState,
-    request: ModelRequest,
-    response_box: list[ModelResponse],
-) -> None:
-    """Stream one response; deltas and retry notices go to the outbox as they arrive."""
-    partial = rt.options.include_partial_messages
-    started = time.monotonic()
-    try:
-        async for event in rt.model.stream(request):
-            if isinstance(event, ModelResponse):
-                response_box.append(event)
-            elif isinstance(event, RetryNotice):
-                outbox.put_nowait(
-                    SystemMessage(
-                        "api_retry",
-                        {
-                            "attempt": event.attempt,
-                            "max_retries": event.max_retries,
-                            "retry_delay_ms": int(event.delay_seconds * 1000),
-                            "error_status": event.status_code,
-                            "error": event.error,
-                        },
-                    )
-                )
-            elif partial:
-                payload = event_to_stream_dict(event)
-                if payload is not None:
-                    outbox.put_nowait(
-                        StreamEvent(payload, rt.session_id, rt.parent_tool_use_id, event.raw)
-                    )
-    finally:
-        spent = time.monotonic() - started
-        rt.totals.api_seconds += spent
-        rt.run_totals.api_seconds += spent
-
-
-def _assistant_message(rt: Runtime, response: ModelResponse) -> AssistantMessage:
-    return AssistantMessage(
-        content=list(response.content),
-        model=response.model,
-        usage=response.usage,
-        stop_reason=response.stop_reason,
-        message_id=response.message_id,
-        parent_tool_use_id=rt.parent_tool_use_id,
-    )
-
-
 # --------------------------------------------------------------------------- tools
-
-
-async def _run_tools(
-    outbox: Outbox, *, rt: Runtime, calls: list[ToolUseBlock], outcome: BatchOutcome
-) -> None:
-    async def emit(message: Message) -> None:
-        outbox.put_nowait(message)
-
-    def make_context(call: ToolUseBlock) -> ToolContext:
-        return ToolContext(
-            state=rt.state,
-            tool_use_id=call.id,
-            session_id=rt.session_id,
-            working_dirs=rt.working_dirs,
-            emit=emit,
-            services=rt.services,
-        )
-
-    await execute(
-        calls,
-        rt.active_tools(),
-        make_context,
-        rt.gate,
-        outcome,
-        default_timeout=rt.options.tool_timeout_seconds,
-    )
-
-
-def _close_calls(rt: Runtime, calls: Sequence[ToolUseBlock], reason: str) -> UserMessage:
-    """Answer calls that will never run, so no tool_use is left without a result."""
-    message = UserMessage(
-        [ToolResultBlock(c.id, reason, is_error=True) for c in calls], rt.parent_tool_use_id
-    )
-    rt.history.append(message)
-    return message
-
-
-def _answer_orphans(rt: Runtime) -> None:
-    if not rt.history or not isinstance(rt.history[-1], AssistantMessage):
-        return
-    calls = rt.history[-1].tool_calls
-    if calls:
-        _close_calls(rt, calls, INTERRUPTED_RESULT)
 
 
 # --------------------------------------------------------------------------- context
 
 
-def _manual_compact_focus(prompt: UserMessage) -> str | None:
-    """``/compact [focus]`` as a prompt asks for a compaction instead of an answer."""
-    if not isinstance(prompt.content, str):
-        return None
-    text = prompt.content.strip()
-    if text != "/compact" and not text.startswith("/compact "):
-        return None
-    return text[len("/compact") :].strip()
-
-
-async def _manual_compact(rt: Runtime, run: RunState, focus: str) -> AsyncIterator[Message]:
-    try:
-        messages = await _compact(rt, run, "manual", focus or None)
-    except CompactionError as exc:
-        yield _result(
-            rt, run, Finish("error_during_execution", None, (f"compaction failed: {exc}",))
-        )
-        return
-    for message in messages:
-        yield message
-    run.final_text.append("Conversation compacted.")
-    yield _result(rt, run, Finish("success", "end_turn"))
-
-
-async def _compact_if_needed(rt: Runtime, run: RunState, *, forced: bool = False) -> list[Message]:
-    """Auto-compaction before a request, when the context passes the threshold."""
-    tokens = rt.meter.count(rt.history, system=rt.system_prompt, tools=rt.tool_specs).tokens
-    due = forced or should_compact(tokens, rt.window, rt.compaction.threshold)
-    if not due or not rt.breaker.allow():
-        return []
-    try:
-        messages = await _compact(rt, run, "auto", None, pre_tokens=tokens)
-    except CompactionError as exc:
-        rt.breaker.record_failure(exc)
-        note = rt.breaker.describe() if rt.breaker.open else f"auto-compaction failed: {exc}"
-        return [SystemMessage("informational", {"message": note})]
-    rt.breaker.record_success()
-    return messages
-
-
-async def _compact(
-    rt: Runtime,
-    run: RunState,
-    trigger: CompactTrigger,
-    focus: str | None,
-    *,
-    pre_tokens: int | None = None,
-) -> list[Message]:
-    outcome, notices = await rt.fire_hook(
-        "PreCompact", match_value=trigger, trigger=trigger, custom_instructions=focus or ""
-    )
-    if outcome is not None and outcome.blocked:
-        reason = outcome.reason or "no reason given"
-        return [
-            *notices,
-            SystemMessage(
-                "informational",
-                {"message": f"compaction skipped: a PreCompact hook blocked it ({reason})"},
-            ),
-        ]
-    result = await compact(
-        rt.history,
-        rt.model,
-        window=rt.window,
-        trigger=trigger,
-        settings=rt.compaction,
-        focus=focus,
-        system=rt.system_prompt,
-        tools=rt.tool_specs,
-        pre_tokens=pre_tokens,
-    )
-    rt.history[:] = result.messages
-    rt.meter.reset()
-    if result.model:
-        rt.add_usage(result.model, result.usage)
-    if rt.recorder is not None and result.stage == "summarised":
-        await rt.recorder.compaction(
-            result.messages,
-            trigger=trigger,
-            pre_tokens=result.pre_tokens,
-            post_tokens=result.post_tokens,
-            summary=result.summary,
-            usage=result.usage,
-            model=result.model,
-        )
-    return [*notices, SystemMessage("compact_boundary", result.boundary_data())]
-
-
-def _context_exceeded(work: _Work) -> bool:
-    return isinstance(work.failure, ModelError) and work.failure.kind == "context_window_exceeded"
-
-
 # --------------------------------------------------------------------------- plumbing
-
-
-class _Work:
-    """A coroutine to run as its own task, and how that task ended."""
-
-    def __init__(self, start: Callable[[Outbox], Coroutine[Any, Any, None]]) -> None:
-        self.start = start
-        self.cancelled = False
-        self.failure: BaseException | None = None
-
-
-async def _drain(rt: Runtime, work: _Work) -> AsyncIterator[Message]:
-    """Run the work as a task and yield what it puts in the outbox until it ends.
-
-    The work runs in its own task so that ``interrupt()`` can cancel it without
-    cancelling the consumer, and so that tools (subagents) can stream messages out
-    while they run.
-    """
-    outbox: Outbox = asyncio.Queue()  # one per task: no stale end marker can leak
-    task = asyncio.create_task(work.start(outbox))
-    rt.current_work = task
-    task.add_done_callback(lambda _: outbox.put_nowait(None))
-    try:
-        while (item := await outbox.get()) is not None:
-            yield item
-    finally:
-        rt.current_work = None
-        if not task.done():
-            task.cancel()
-            await asyncio.gather(task, return_exceptions=True)
-    if task.cancelled():
-        work.cancelled = True
-    else:
-        work.failure = task.exception()
-
-
-def _result_text(run: RunState, finish: Finish) -> str:
-    text = "".join(run.final_text)
-    if not text and finish.structured_output is not None:
-        return json.dumps(finish.structured_output, ensure_ascii=False)
-    return text
-
-
-def _result(rt: Runtime, run: RunState, finish: Finish) -> ResultMessage:
-    elapsed_ms = int((time.monotonic() - run.started) * 1000)
-    success = finish.subtype == "success"
-    return ResultMessage(
-        subtype=finish.subtype,
-        is_error=not success,
-        num_turns=run.num_turns,
-        session_id=rt.session_id,
-        duration_ms=elapsed_ms,
-        duration_api_ms=int(rt.run_totals.api_seconds * 1000),
-        total_cost_usd=rt.run_totals.cost_usd,
-        usage=rt.run_totals.usage,
-        result=_result_text(run, finish) if success else None,
-        structured_output=finish.structured_output,
-        model_usage=rt.run_totals.model_usage,
-        stop_reason=finish.stop_reason,
-        permission_denials=list(run.denials),
-        errors=list(finish.errors),
-    )

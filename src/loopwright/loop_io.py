@@ -1,0 +1,205 @@
+"""How the loop talks to the model and the tools.
+
+Model calls and tool batches run as their own tasks (so ``interrupt()`` can cancel them
+without cancelling the consumer); what they produce meanwhile — deltas, retry notices,
+subagent messages — reaches the stream through an outbox.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import AsyncIterator, Callable, Coroutine, Sequence
+from typing import Any
+
+from loopwright.errors import ModelError
+from loopwright.loop_state import INTERRUPTED_BY_USER, INTERRUPTED_RESULT, Finish, RunState
+from loopwright.messages import (
+    AssistantMessage,
+    Message,
+    StreamEvent,
+    SystemMessage,
+    ToolResultBlock,
+    ToolUseBlock,
+    UserMessage,
+)
+from loopwright.models.base import (
+    ModelRequest,
+    ModelResponse,
+    RetryNotice,
+    event_to_stream_dict,
+)
+from loopwright.runtime import Runtime
+from loopwright.tools.base import ToolContext
+from loopwright.tools.executor import BatchOutcome, execute
+
+Outbox = asyncio.Queue[Message | None]
+
+
+class Work:
+    """A coroutine to run as its own task, and how that task ended."""
+
+    def __init__(self, start: Callable[[Outbox], Coroutine[Any, Any, None]]) -> None:
+        self.start = start
+        self.cancelled = False
+        self.failure: BaseException | None = None
+
+
+async def drain(rt: Runtime, work: Work) -> AsyncIterator[Message]:
+    """Run the work as a task and yield what it puts in the outbox until it ends.
+
+    The work runs in its own task so that ``interrupt()`` can cancel it without
+    cancelling the consumer, and so that tools (subagents) can stream messages out
+    while they run.
+    """
+    outbox: Outbox = asyncio.Queue()  # one per task: no stale end marker can leak
+    task = asyncio.create_task(work.start(outbox))
+    rt.current_work = task
+    task.add_done_callback(lambda _: outbox.put_nowait(None))
+    try:
+        while (item := await outbox.get()) is not None:
+            yield item
+    finally:
+        rt.current_work = None
+        if not task.done():
+            task.cancel()
+            await asyncio.gather(task, return_exceptions=True)
+    if task.cancelled():
+        work.cancelled = True
+    else:
+        work.failure = task.exception()
+
+
+def failed_model_call(rt: Runtime, work: Work) -> Finish:
+    if work.cancelled or rt.interrupt_event.is_set():
+        return INTERRUPTED_BY_USER
+    failure = work.failure
+    if isinstance(failure, ModelError):
+        return Finish("error_during_execution", None, (f"model error ({failure.kind}): {failure}",))
+    if failure is None:
+        return Finish(
+            "error_during_execution",
+            None,
+            ("the model's stream ended without a complete response",),
+        )
+    return Finish("error_during_execution", None, (f"{type(failure).__name__}: {failure}",))
+
+
+def build_request(rt: Runtime, run: RunState) -> ModelRequest:
+    options = rt.options
+    return ModelRequest(
+        model=rt.model.name,
+        system=rt.system_prompt,
+        messages=list(rt.history),
+        tools=rt.tool_specs,
+        max_tokens=run.max_tokens_override or options.max_tokens,
+        effort=options.effort,
+        thinking=rt.thinking(),
+        task_budget=options.task_budget,
+        cache_prefix_chars=len(rt.system_prompt),
+        metadata={"cwd": str(rt.state.cwd), "session_id": rt.session_id},
+    )
+
+
+async def ask_model(
+    outbox: Outbox,
+    *,
+    rt: Runtime,
+    run: RunState,
+    request: ModelRequest,
+    response_box: list[ModelResponse],
+) -> None:
+    """Stream one response; deltas and retry notices go to the outbox as they arrive."""
+    partial = rt.options.include_partial_messages
+    started = time.monotonic()
+    try:
+        async for event in rt.model.stream(request):
+            if isinstance(event, ModelResponse):
+                response_box.append(event)
+            elif isinstance(event, RetryNotice):
+                outbox.put_nowait(
+                    SystemMessage(
+                        "api_retry",
+                        {
+                            "attempt": event.attempt,
+                            "max_retries": event.max_retries,
+                            "retry_delay_ms": int(event.delay_seconds * 1000),
+                            "error_status": event.status_code,
+                            "error": event.error,
+                        },
+                    )
+                )
+            elif partial:
+                payload = event_to_stream_dict(event)
+                if payload is not None:
+                    outbox.put_nowait(
+                        StreamEvent(payload, rt.session_id, rt.parent_tool_use_id, event.raw)
+                    )
+    finally:
+        spent = time.monotonic() - started
+        rt.totals.api_seconds += spent
+        rt.run_totals.api_seconds += spent
+
+
+def assistant_message(rt: Runtime, response: ModelResponse) -> AssistantMessage:
+    return AssistantMessage(
+        content=list(response.content),
+        model=response.model,
+        usage=response.usage,
+        stop_reason=response.stop_reason,
+        message_id=response.message_id,
+        parent_tool_use_id=rt.parent_tool_use_id,
+    )
+
+
+async def run_tools(
+    outbox: Outbox, *, rt: Runtime, calls: list[ToolUseBlock], outcome: BatchOutcome
+) -> None:
+    async def emit(message: Message) -> None:
+        outbox.put_nowait(message)
+
+    def make_context(call: ToolUseBlock) -> ToolContext:
+        return ToolContext(
+            state=rt.state,
+            tool_use_id=call.id,
+            session_id=rt.session_id,
+            working_dirs=rt.working_dirs,
+            emit=emit,
+            services=rt.services,
+        )
+
+    await execute(
+        calls,
+        rt.active_tools(),
+        make_context,
+        rt.gate,
+        outcome,
+        default_timeout=rt.options.tool_timeout_seconds,
+    )
+
+
+def close_calls(rt: Runtime, calls: Sequence[ToolUseBlock], reason: str) -> UserMessage:
+    """Answer calls that will never run, so no tool_use is left without a result."""
+    message = UserMessage(
+        [ToolResultBlock(c.id, reason, is_error=True) for c in calls], rt.parent_tool_use_id
+    )
+    rt.history.append(message)
+    return message
+
+
+def answer_orphans(rt: Runtime) -> None:
+    if not rt.history or not isinstance(rt.history[-1], AssistantMessage):
+        return
+    calls = rt.history[-1].tool_calls
+    if calls:
+        close_calls(rt, calls, INTERRUPTED_RESULT)
+
+
+def context_exceeded(work: Work) -> bool:
+    return isinstance(work.failure, ModelError) and work.failure.kind == "context_window_exceeded"
+
+
+def missing_result(work: Work) -> str:
+    if work.cancelled:
+        return INTERRUPTED_RESULT
+    return f"Error: the tool call could not be completed: {work.failure}"

@@ -1,0 +1,114 @@
+"""What the loop decides after each response, and the result it ends with.
+
+Each model response becomes a tagged next step — :class:`Finish`, :class:`RunTools` or
+:class:`AskAgain` — dispatched in one place in :mod:`loopwright.loop`.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+from loopwright.messages import (
+    ResultMessage,
+    ResultSubtype,
+    ToolUseBlock,
+    UserMessage,
+)
+from loopwright.runtime import Runtime
+
+# How often a response cut by max_tokens mid-text is continued before the run ends.
+MAX_TEXT_CONTINUATIONS = 3
+
+
+MAX_CONSECUTIVE_PAUSES = 10
+
+
+MAX_STOP_HOOK_BLOCKS = 8
+
+
+DEFAULT_MAX_TOKENS = 8192
+
+
+CONTINUE_PROMPT = (
+    "Your previous response was cut off by the output token limit. Continue exactly where "
+    "it stopped, without repeating anything."
+)
+
+
+INTERRUPTED_RESULT = "Interrupted: the run was stopped before this tool call finished."
+
+
+@dataclass(frozen=True, slots=True)
+class Finish:
+    subtype: ResultSubtype
+    stop_reason: str | None
+    errors: tuple[str, ...] = ()
+    structured_output: Any = None
+
+
+@dataclass(frozen=True, slots=True)
+class RunTools:
+    calls: list[ToolUseBlock]
+
+
+@dataclass(frozen=True, slots=True)
+class AskAgain:
+    """Call the model again: after pause_turn, a cut-off text, or a cut-off tool call."""
+
+    follow_up: UserMessage | None = None
+    max_tokens: int | None = None
+    keep_response: bool = True
+    note: str | None = None
+
+
+INTERRUPTED_BY_USER = Finish("interrupted", None, ("interrupted by the user",))
+
+NextStep = Finish | RunTools | AskAgain
+
+
+@dataclass(slots=True)
+class RunState:
+    """Counters of one run (one prompt), reported in its ResultMessage."""
+
+    started: float = field(default_factory=time.monotonic)
+    num_turns: int = 0
+    structured_attempts: int = 0
+    denials: list[dict[str, Any]] = field(default_factory=list[dict[str, Any]])
+    final_text: list[str] = field(default_factory=list[str])
+    continuations: int = 0
+    pauses: int = 0
+    max_tokens_override: int | None = None
+    cut_tool_call_retried: bool = False
+    reactive_compaction_tried: bool = False
+    stop_blocks: int = 0
+
+
+def result_text(run: RunState, finish: Finish) -> str:
+    text = "".join(run.final_text)
+    if not text and finish.structured_output is not None:
+        return json.dumps(finish.structured_output, ensure_ascii=False)
+    return text
+
+
+def result_message(rt: Runtime, run: RunState, finish: Finish) -> ResultMessage:
+    elapsed_ms = int((time.monotonic() - run.started) * 1000)
+    success = finish.subtype == "success"
+    return ResultMessage(
+        subtype=finish.subtype,
+        is_error=not success,
+        num_turns=run.num_turns,
+        session_id=rt.session_id,
+        duration_ms=elapsed_ms,
+        duration_api_ms=int(rt.run_totals.api_seconds * 1000),
+        total_cost_usd=rt.run_totals.cost_usd,
+        usage=rt.run_totals.usage,
+        result=result_text(run, finish) if success else None,
+        structured_output=finish.structured_output,
+        model_usage=rt.run_totals.model_usage,
+        stop_reason=finish.stop_reason,
+        permission_denials=list(run.denials),
+        errors=list(finish.errors),
+    )

@@ -1,0 +1,62 @@
+"""Structured output: the run ends with a valid StructuredOutput call (or a valid JSON
+answer), after at most MAX_STRUCTURED_OUTPUT_RETRIES re-prompts.
+"""
+
+from __future__ import annotations
+
+from loopwright.loop_state import AskAgain, Finish, NextStep, RunState
+from loopwright.messages import (
+    ToolResultBlock,
+    ToolUseBlock,
+    UserMessage,
+)
+from loopwright.runtime import Runtime
+from loopwright.tools.structured_output import (
+    MAX_STRUCTURED_OUTPUT_RETRIES,
+    STRUCTURED_OUTPUT_TOOL_NAME,
+    extract_structured,
+    reprompt_message,
+    structured_from_text,
+)
+
+
+def structured_from_answer(rt: Runtime, run: RunState, text: str, stop: str | None) -> NextStep:
+    """The model ended without calling StructuredOutput: accept a valid JSON answer, else
+    ask again, at most MAX_STRUCTURED_OUTPUT_RETRIES times."""
+    assert rt.output_format is not None
+    value, errors = structured_from_text(rt.output_format, text)
+    if not errors:
+        return Finish("success", stop or "end_turn", structured_output=value)
+    return structured_retry(rt, run, None)
+
+
+def structured_retry(rt: Runtime, run: RunState, errors: list[str] | None) -> NextStep:
+    run.structured_attempts += 1
+    if run.structured_attempts > MAX_STRUCTURED_OUTPUT_RETRIES:
+        return Finish(
+            "error_max_structured_output_retries",
+            None,
+            (
+                f"no valid structured output after {MAX_STRUCTURED_OUTPUT_RETRIES} retries",
+                *(errors or ()),
+            ),
+        )
+    follow_up = reprompt_message(errors, run.structured_attempts)
+    return AskAgain(UserMessage(follow_up, rt.parent_tool_use_id) if errors is None else None)
+
+
+def structured_after_tools(
+    rt: Runtime, run: RunState, calls: list[ToolUseBlock], results: list[ToolResultBlock]
+) -> NextStep | None:
+    """After a batch: a successful StructuredOutput call ends the run with its value."""
+    assert rt.output_format is not None
+    for call, result in zip(calls, results, strict=True):
+        if call.name != STRUCTURED_OUTPUT_TOOL_NAME:
+            continue
+        value, errors = extract_structured(rt.output_format, call.input)
+        if not result.is_error and not errors:
+            return Finish("success", "tool_use", structured_output=value)
+        # The error result already told the model what to fix; count the attempt.
+        step = structured_retry(rt, run, errors or [result.text])
+        return step if isinstance(step, Finish) else None
+    return None
