@@ -19,7 +19,6 @@ from loopwright.context.compaction import CompactionSettings
 from loopwright.context.tokens import ContextMeter, context_window
 from loopwright.errors import ConfigurationError
 from loopwright.extensions import add_agents, add_mcp_servers, add_skills, add_structured_output
-from loopwright.mcp import load_mcp_json
 from loopwright.messages import SystemMessage, new_uuid
 from loopwright.models.base import Model
 from loopwright.options import Options, PermissionMode
@@ -242,7 +241,9 @@ async def _add_extensions(rt: Runtime) -> None:
     sources = setting_sources(options)
     root = find_project_root(rt.state.cwd)
     mcp_configs: dict[str, Any] = {}
-    if "project" in sources:
+    if "project" in sources and (root / ".mcp.json").is_file():
+        from loopwright.mcp import load_mcp_json
+
         mcp_configs.update(load_mcp_json(root / ".mcp.json"))
     mcp_configs.update(options.mcp_servers)
     await add_mcp_servers(rt, mcp_configs)

@@ -10,15 +10,12 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from loopwright.mcp import McpManager
 from loopwright.options import AgentDefinition
 from loopwright.runtime import Runtime
 from loopwright.tools.agent_files import load_agent_files
 from loopwright.tools.base import Tool
 from loopwright.tools.skill import discover_skills, make_skill_tool, select_skills, skills_listing
-from loopwright.tools.structured_output import StructuredOutputTool, normalise_output_format
 from loopwright.tools.subagent import AGENT_TOOL_NAME, make_agent_tool
-from loopwright.tools.tool_search import DeferredToolRegistry, should_defer
 
 MCP_RESOURCE = "mcp"
 
@@ -28,6 +25,10 @@ async def add_mcp_servers(rt: Runtime, configs: dict[str, Any]) -> None:
     tools, deferred behind ToolSearch when their definitions would crowd the context."""
     if not configs:
         return
+    # MCP, ToolSearch and structured output load only for sessions that use them.
+    from loopwright.mcp import McpManager
+    from loopwright.tools.tool_search import DeferredToolRegistry
+
     options = rt.options
     manager = McpManager(
         connect_timeout=options.mcp_connect_timeout, call_timeout=options.tool_timeout_seconds
@@ -57,6 +58,8 @@ def _defer(tools: list[Tool], rt: Runtime, setting: bool | float) -> bool:
         return False
     if setting is True:
         return True
+    from loopwright.tools.tool_search import should_defer
+
     return should_defer(tools, rt.window, float(setting))
 
 
@@ -86,6 +89,10 @@ def add_agents(rt: Runtime, directories: list[Path], wanted: bool) -> None:
 
 
 def add_structured_output(rt: Runtime) -> None:
+    if rt.options.output_format is None:
+        return
+    from loopwright.tools.structured_output import StructuredOutputTool, normalise_output_format
+
     fmt = normalise_output_format(rt.options.output_format)
     if fmt is None:
         return

@@ -16,8 +16,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import bashlex  # type: ignore[import-untyped]
-
 from loopwright.permissions.shell_words import (
     SAFE_ASSIGNMENTS,
     crude_split,
@@ -120,6 +118,10 @@ def analyze(
     collector = _Collector(cwd, working_dirs or (cwd,), source=command)
     if len(command) > MAX_COMMAND_LENGTH:
         collector.unsafe.append(f"command longer than {MAX_COMMAND_LENGTH} characters")
+    # Imported here: building bashlex's parser tables takes ~100 ms, paid on the first
+    # shell command a session checks rather than at start-up.
+    import bashlex  # type: ignore[import-untyped]
+
     try:
         trees = bashlex.parse(command)
     except Exception as exc:  # bashlex raises several unrelated types

@@ -13,8 +13,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, cast, get_args
 
-import yaml
-
 from loopwright.errors import SettingsError
 from loopwright.models.base import Effort
 from loopwright.options import AgentDefinition, PermissionMode
@@ -35,6 +33,8 @@ def parse_frontmatter(text: str, source: str) -> tuple[dict[str, Any], str]:
             break
     else:
         raise SettingsError(f"{source}: the frontmatter opened with '---' is never closed")
+    import yaml  # only when an agent or skill file has frontmatter
+
     try:
         data = yaml.safe_load(header) if header.strip() else {}
     except yaml.YAMLError as exc:

@@ -20,9 +20,6 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from jsonschema import Draft7Validator, validators
-from jsonschema.exceptions import SchemaError
-
 from loopwright.errors import ConfigurationError
 from loopwright.tools.base import ToolContext, ToolResult
 
@@ -83,6 +80,8 @@ def normalise_output_format(fmt: Any) -> OutputFormat | None:
 
 
 def _check_schema(schema: dict[str, Any]) -> None:
+    from jsonschema.exceptions import SchemaError
+
     try:
         _validator_class(schema).check_schema(schema)
     except SchemaError as exc:
@@ -94,6 +93,9 @@ def _check_schema(schema: dict[str, Any]) -> None:
 
 def _validator_class(schema: dict[str, Any]) -> Any:
     # Draft 7 unless the schema names its own draft ("$schema"); "format" is not enforced.
+    # jsonschema is imported on use: sessions without output_format never load it.
+    from jsonschema import Draft7Validator, validators
+
     return validators.validator_for(schema, default=Draft7Validator)
 
 
