@@ -195,3 +195,30 @@ async def test_set_model_switches_for_the_next_request() -> None:
     assert list(result.model_usage) == ["m2"]
     first.assert_complete()
     second.assert_complete()
+
+
+async def test_background_shells_are_killed_when_the_session_ends(tmp_path: Path) -> None:
+    pid_file = tmp_path / "bg.pid"
+    model = ScriptedModel(
+        [
+            tool_call(
+                "Bash", command=f"echo $$ > {pid_file}; exec sleep 60", run_in_background=True
+            ),
+            # Wait (in the session) until the background shell is surely running.
+            tool_call("Bash", command=f"until [ -s {pid_file} ]; do sleep 0.01; done"),
+            text("started it"),
+        ]
+    )
+    result = await run(
+        "go",
+        Options(
+            permission_mode="bypassPermissions",
+            model=model,
+            tools=["Bash"],
+            cwd=tmp_path,
+            setting_sources=[],
+        ),
+    )
+    assert result.subtype == "success"
+    pid = int(await wait_for_file(pid_file))
+    assert await gone_within(pid)
