@@ -119,4 +119,3 @@ class Options:
     # Context: auto-compaction once the context passes this share of the window.
     compaction_threshold: float = 0.8
     context_window: int | None = None
-    metadata: dict[str, Any] = field(default_factory=dict[str, Any])
