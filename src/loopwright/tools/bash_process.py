@@ -9,6 +9,7 @@ descriptor open can never block us waiting for EOF, and huge output never sits i
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import shutil
 import signal
@@ -62,15 +63,25 @@ async def spawn_shell(
     argv = [bash_executable(), "-c", shell_script(command, cwd_file)]
     if wrapper is not None:
         argv, env = wrapper.wrap(argv, env, str(cwd))
-    return await asyncio.create_subprocess_exec(
-        *argv,
-        cwd=str(cwd),
-        env=env,
-        stdin=asyncio.subprocess.DEVNULL,
-        stdout=output,
-        stderr=asyncio.subprocess.STDOUT,
-        start_new_session=True,
+    starting = asyncio.ensure_future(
+        asyncio.create_subprocess_exec(
+            *argv,
+            cwd=str(cwd),
+            env=env,
+            stdin=asyncio.subprocess.DEVNULL,
+            stdout=output,
+            stderr=asyncio.subprocess.STDOUT,
+            start_new_session=True,
+        )
     )
+    try:
+        return await asyncio.shield(starting)
+    except asyncio.CancelledError:
+        # The child may already be running (it can even have done work) when the await is
+        # cancelled: finish starting it, then kill its group, so nothing is left behind.
+        with contextlib.suppress(Exception):
+            await kill_process_group(await starting)
+        raise
 
 
 def signal_group(pgid: int, signum: int) -> bool:
