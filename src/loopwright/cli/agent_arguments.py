@@ -1,0 +1,81 @@
+"""The flags that configure an agent run, shared by print mode, the REPL and ``loop``."""
+
+from __future__ import annotations
+
+import argparse
+
+from loopwright.options import Options
+
+PERMISSION_MODE_CHOICES = ("default", "acceptEdits", "plan", "dontAsk", "bypassPermissions")
+
+
+def add_agent_arguments(parser: argparse.ArgumentParser) -> None:
+    """Model, limits, tools, permissions and session flags (everything but the prompt)."""
+    parser.add_argument("--model", help="anthropic:ID, openai:ID, openai-chat:ID or scripted:FILE")
+    parser.add_argument("--max-turns", type=int)
+    parser.add_argument("--max-budget-usd", type=float)
+    parser.add_argument("--cwd")
+    parser.add_argument("--system-prompt")
+    parser.add_argument("--append-system-prompt")
+    parser.add_argument("--tools", help="comma-separated built-in tool names the model sees")
+    parser.add_argument("--permission-mode", choices=PERMISSION_MODE_CHOICES)
+    parser.add_argument(
+        "--allowed-tools", help='comma-separated rules to approve, e.g. "Read,Bash(npm test *)"'
+    )
+    parser.add_argument(
+        "--disallowed-tools", help="comma-separated rules to deny; a bare name removes the tool"
+    )
+    parser.add_argument("--add-dir", action="append", default=[], help="another working dir")
+    parser.add_argument("--include-partial-messages", action="store_true")
+    parser.add_argument("-r", "--resume", metavar="SESSION_ID", help="continue this session")
+    parser.add_argument(
+        "-c",
+        "--continue",
+        dest="continue_conversation",
+        action="store_true",
+        help="continue the most recent session in this directory",
+    )
+    parser.add_argument("--fork-session", action="store_true", help="resume into a new session id")
+    parser.add_argument("--resume-at", metavar="MESSAGE_UUID", help="branch from this message")
+    parser.add_argument("--session-id", help="use this id for a new session")
+    parser.add_argument("--no-session-persistence", action="store_true")
+    parser.add_argument("--session-store", help="jsonl (default), sqlite:PATH or postgresql://…")
+
+
+def split_rules(value: str | None) -> list[str]:
+    """Split on commas outside parentheses: "Bash(git diff, x),Read" has two rules."""
+    items: list[str] = []
+    depth, current = 0, ""
+    for char in value or "":
+        depth += (char == "(") - (char == ")")
+        if char == "," and depth == 0:
+            items.append(current.strip())
+            current = ""
+        else:
+            current += char
+    items.append(current.strip())
+    return [item for item in items if item]
+
+
+def options_from_args(args: argparse.Namespace) -> Options:
+    return Options(
+        model=args.model,
+        cwd=args.cwd,
+        max_turns=args.max_turns,
+        max_budget_usd=args.max_budget_usd,
+        system_prompt=args.system_prompt,
+        append_system_prompt=args.append_system_prompt,
+        tools=split_rules(args.tools) if args.tools else None,
+        disallowed_tools=split_rules(args.disallowed_tools),
+        allowed_tools=split_rules(args.allowed_tools),
+        permission_mode=args.permission_mode,
+        add_dirs=args.add_dir,
+        include_partial_messages=args.include_partial_messages,
+        resume=args.resume,
+        continue_conversation=args.continue_conversation,
+        fork_session=args.fork_session,
+        resume_at=args.resume_at,
+        session_id=args.session_id,
+        persist_session=not args.no_session_persistence,
+        session_store=args.session_store,
+    )

@@ -1,0 +1,231 @@
+"""The interactive session: a prompt, streamed answers, tool calls, permission prompts.
+
+The main thread owns the terminal; the Client lives on a background event loop
+(:class:`LoopThread`). Everything the session produces — messages and permission
+questions — arrives on one queue, so the terminal is written from one place, in order.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import importlib
+import queue
+from typing import Any
+
+from rich.console import Console
+from rich.markup import escape
+from rich.status import Status
+
+from loopwright.cli.loop_thread import LoopThread
+from loopwright.cli.permission_prompt import PermissionQuestion, TerminalPermissions, parse_choice
+from loopwright.cli.render import Renderer
+from loopwright.cli.slash_commands import HELP, cost_table, parse_slash_command
+from loopwright.client import Client
+from loopwright.errors import LoopwrightError
+from loopwright.messages import (
+    AssistantMessage,
+    Message,
+    ResultMessage,
+    StreamEvent,
+    SystemMessage,
+    UserMessage,
+)
+from loopwright.options import Options
+
+PROMPT = "> "
+
+
+class ResponseFailed:
+    """The worker raised instead of finishing with a result."""
+
+    def __init__(self, error: BaseException) -> None:
+        self.error = error
+
+
+async def _pump(client: Client, prompt: str, events: queue.Queue[Any]) -> None:
+    """Send one prompt and forward its messages to the main thread."""
+    try:
+        await client.query(prompt)
+        async for message in client.receive_response():
+            events.put(message)
+    except Exception as exc:  # shown to the user; the session goes on
+        events.put(ResponseFailed(exc))
+
+
+async def _context_usage(client: Client) -> dict[str, Any]:
+    return client.get_context_usage()
+
+
+class Repl:
+    def __init__(self, options: Options, console: Console | None = None) -> None:
+        self.console = console or Console(highlight=False)
+        self.renderer = Renderer(self.console)
+        self.events: queue.Queue[Any] = queue.Queue()
+        self.permissions = TerminalPermissions(self.events)
+        # The REPL always streams (text appears as it is written) and always can ask.
+        self.options = dataclasses.replace(
+            options,
+            include_partial_messages=True,
+            can_use_tool=options.can_use_tool or self.permissions,
+        )
+        self.status: Status = self.console.status("thinking…", spinner="dots")
+        self._spinning = False
+
+    # ------------------------------------------------------------------ session
+
+    def run(self) -> int:
+        with LoopThread() as thread:
+            client = Client(self.options)
+            thread.run(client.connect())
+            try:
+                self._greet(client)
+                return self._prompt_loop(thread, client)
+            finally:
+                self._spin(None)
+                with contextlib.suppress(Exception, KeyboardInterrupt):
+                    thread.run(client.disconnect())
+
+    def _greet(self, client: Client) -> None:
+        rt = client.runtime
+        self.console.print(
+            f"[bold]loopwright[/bold] [dim]· model {escape(rt.model.name)} · session "
+            f"{rt.session_id} · cwd {escape(str(rt.state.cwd))}[/dim]\n"
+            "[dim]/help for commands · /exit to quit · Ctrl-C interrupts a response[/dim]"
+        )
+
+    def _prompt_loop(self, thread: LoopThread, client: Client) -> int:
+        while True:
+            try:
+                line = input(PROMPT)
+            except (EOFError, KeyboardInterrupt):
+                self.console.print()
+                return 0
+            if not line.strip():
+                continue
+            command = parse_slash_command(line)
+            if command is None or command.name == "compact":
+                self._respond(thread, client, line.strip())
+            elif command.name in ("exit", "quit"):
+                return 0
+            elif command.name == "help":
+                self.console.print(HELP, markup=False)
+            elif command.name == "cost":
+                context = thread.run(_context_usage(client))
+                self.console.print(cost_table(client.runtime, context))
+            elif command.name == "model":
+                self._switch_model(thread, client, command.argument)
+            else:
+                self.console.print(f"[red]unknown command /{escape(command.name)}[/red]; /help")
+
+    def _switch_model(self, thread: LoopThread, client: Client, spec: str) -> None:
+        if spec:
+            try:
+                thread.run(client.set_model(spec))
+            except LoopwrightError as exc:
+                self.console.print(f"[red]{escape(str(exc))}[/red]")
+                return
+        self.console.print(f"model: {escape(client.runtime.model.name)}")
+
+    # ------------------------------------------------------------------ one response
+
+    def _respond(self, thread: LoopThread, client: Client, prompt: str) -> None:
+        thread.submit(_pump(client, prompt, self.events))
+        self._spin("thinking…")
+        while True:
+            try:
+                event = self.events.get()
+                if self._handle(event):
+                    return
+            except KeyboardInterrupt:
+                # Stop the response; its "interrupted" result still arrives and ends the wait.
+                self._spin(None)
+                self.console.print("\n[yellow]interrupting…[/yellow]")
+                thread.submit(client.interrupt())
+
+    def _handle(self, event: Any) -> bool:
+        """Show one event; True when the response is over."""
+        if isinstance(event, ResponseFailed):
+            self._spin(None)
+            self.console.print(f"[red]error: {escape(str(event.error))}[/red]")
+            return True
+        if isinstance(event, PermissionQuestion):
+            self._ask(event)
+            return False
+        message: Message = event
+        if isinstance(message, ResultMessage):
+            self._spin(None)
+            self._show_result(message)
+            return True
+        self._show(message)
+        return False
+
+    def _show(self, message: Message) -> None:
+        match message:
+            case SystemMessage(subtype="init"):
+                return  # every response starts with one; the greeting said it all
+            case StreamEvent(event={"type": "text_delta"}):
+                self._spin(None)  # the spinner would tear streamed lines apart
+            case AssistantMessage(parent_tool_use_id=None) if message.tool_calls:
+                self._spin(None)
+                self.renderer.show(message)
+                names = ", ".join(dict.fromkeys(call.name for call in message.tool_calls))
+                self._spin(f"running {names}…")
+                return
+            case UserMessage():
+                self._spin(None)
+                self.renderer.show(message)
+                self._spin("thinking…")
+                return
+            case _:
+                pass
+        if not isinstance(message, StreamEvent):
+            self._spin(None)
+        self.renderer.show(message)
+
+    def _ask(self, question: PermissionQuestion) -> None:
+        self._spin(None)
+        self.console.print(
+            f"[bold yellow]?[/bold yellow] allow [bold]{escape(question.summary())}[/bold]"
+            + (f" [dim]({escape(question.reason)})[/dim]" if question.reason else "")
+        )
+        while True:
+            try:
+                reply = input(f"  [y]es / [n]o / [a]lways allow {question.tool_name}: ")
+            except (EOFError, KeyboardInterrupt):
+                question.answer("no")
+                raise KeyboardInterrupt from None  # and stop the response
+            choice = parse_choice(reply)
+            if choice is not None:
+                question.answer(choice)
+                self._spin(f"running {question.tool_name}…")
+                return
+            self.console.print("  please answer y, n or a")
+
+    def _show_result(self, result: ResultMessage) -> None:
+        cost = "" if result.total_cost_usd is None else f" · ${result.total_cost_usd:.4f}"
+        style = "red" if result.is_error else "dim"
+        detail = f": {'; '.join(result.errors)}" if result.errors else ""
+        self.console.print(
+            f"[{style}]{result.subtype}{escape(detail)} · {result.num_turns} turn(s){cost} · "
+            f"{result.duration_ms / 1000:.1f} s[/{style}]"
+        )
+
+    def _spin(self, label: str | None) -> None:
+        """Show the spinner with ``label``, or hide it (None)."""
+        if label is None:
+            if self._spinning:
+                self.status.stop()
+                self._spinning = False
+            return
+        self.status.update(label)
+        if not self._spinning:
+            self.status.start()
+            self._spinning = True
+
+
+def run_interactive(options: Options) -> int:
+    with contextlib.suppress(ImportError):
+        importlib.import_module("readline")  # gives input() line editing and history
+
+    return Repl(options).run()

@@ -1,0 +1,192 @@
+"""``loopwright schedule install``: a recurring agent run as a systemd user timer or cron line.
+
+The unit runs this same Python and loopwright (``python -m loopwright.cli.main``), in the
+chosen directory, with API keys from ``~/.config/loopwright/env`` (systemd user services do
+not see your shell's environment). With ``--until`` each firing is an outer loop
+(``loopwright loop``); without it, one print-mode run.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import os
+import re
+import shlex
+import subprocess
+import sys
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from loopwright.cli.durations import parse_duration
+
+EXIT_USAGE = 2
+ENV_FILE_HINT = "~/.config/loopwright/env"
+
+
+@dataclass(frozen=True, slots=True)
+class ScheduledRun:
+    name: str
+    prompt: str
+    every_seconds: int
+    cwd: Path
+    until: str | None
+    agent_args: tuple[str, ...]
+
+    def argv(self) -> list[str]:
+        """The command each firing runs."""
+        base = [sys.executable, "-m", "loopwright.cli.main"]
+        if self.until is not None:
+            return [*base, "loop", self.prompt, "--until", self.until, *self.agent_args]
+        return [*base, "-p", self.prompt, *self.agent_args]
+
+
+def unit_name(prompt: str, cwd: Path) -> str:
+    """Readable and stable: the prompt's first words plus a hash of prompt and directory."""
+    slug = re.sub(r"[^a-z0-9]+", "-", prompt.lower()).strip("-")[:32].strip("-") or "run"
+    digest = hashlib.sha256(f"{cwd}\0{prompt}".encode()).hexdigest()[:8]
+    return f"loopwright-{slug}-{digest}"
+
+
+def _systemd_quote(word: str) -> str:
+    # systemd's own quoting, not a shell's: backslash escapes inside double quotes, and
+    # % (specifiers) and $ (variables) are doubled to stay literal.
+    escaped = word.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n")
+    return '"' + escaped.replace("%", "%%").replace("$", "$$") + '"'
+
+
+def service_unit(run: ScheduledRun) -> str:
+    command = " ".join(_systemd_quote(word) for word in run.argv())
+    return (
+        "[Unit]\n"
+        f"Description=loopwright: {_one_line(run.prompt)}\n\n"
+        "[Service]\n"
+        "Type=oneshot\n"
+        f"WorkingDirectory={str(run.cwd).replace('%', '%%')}\n"
+        # Optional ("-"): API keys and LOOPWRIGHT_MODEL, one VAR=value a line.
+        "EnvironmentFile=-%h/.config/loopwright/env\n"
+        f"ExecStart={command}\n"
+    )
+
+
+def timer_unit(run: ScheduledRun) -> str:
+    return (
+        "[Unit]\n"
+        f"Description=Every {run.every_seconds}s: loopwright: {_one_line(run.prompt)}\n\n"
+        "[Timer]\n"
+        f"OnActiveSec={run.every_seconds}s\n"
+        f"OnUnitActiveSec={run.every_seconds}s\n"
+        f"Unit={run.name}.service\n\n"
+        "[Install]\n"
+        "WantedBy=timers.target\n"
+    )
+
+
+def _one_line(text: str) -> str:
+    flat = " ".join(text.split())
+    return (flat[:60] + "…" if len(flat) > 60 else flat).replace("%", "%%")
+
+
+def cron_schedule(seconds: int) -> str:
+    """The five cron fields for "every ``seconds``"; only intervals cron can express evenly."""
+    minutes, hours, days = seconds // 60, seconds // 3600, seconds // 86400
+    if seconds % 86400 == 0 and days == 1:
+        return "0 0 * * *"
+    if seconds % 3600 == 0 and hours < 24 and 24 % hours == 0:
+        return "0 * * * *" if hours == 1 else f"0 */{hours} * * *"
+    if seconds % 60 == 0 and minutes < 60 and 60 % minutes == 0:
+        return "* * * * *" if minutes == 1 else f"*/{minutes} * * * *"
+    raise ValueError(
+        f"cron cannot run something every {seconds} s evenly; use a whole number of minutes "
+        "dividing an hour, of hours dividing a day, or 1d — or use the systemd timer"
+    )
+
+
+def cron_line(run: ScheduledRun) -> str:
+    log = run.cwd / ".loopwright-schedule.log"
+    command = f"cd {shlex.quote(str(run.cwd))} && " + " ".join(shlex.quote(w) for w in run.argv())
+    command += f" >> {shlex.quote(str(log))} 2>&1"
+    # cron turns an unescaped % into a newline.
+    return f"{cron_schedule(run.every_seconds)} {command.replace('%', chr(92) + '%')}"
+
+
+def systemd_user_dir() -> Path:
+    config = os.environ.get("XDG_CONFIG_HOME") or str(Path.home() / ".config")
+    return Path(config) / "systemd" / "user"
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="loopwright schedule",
+        description="Install a recurring agent run. Agent flags go after `--`, e.g. "
+        "`-- --model sonnet --permission-mode acceptEdits`.",
+    )
+    commands = parser.add_subparsers(dest="command", required=True)
+    install = commands.add_parser("install", help="write a systemd user timer (or a cron line)")
+    install.add_argument("prompt")
+    install.add_argument("--every", required=True, metavar="INTERVAL", help="e.g. 15m, 1h, 1d")
+    install.add_argument("--cwd", help="directory to run in (default: current)")
+    install.add_argument("--until", metavar="CMD", help="each firing loops until CMD exits 0")
+    install.add_argument("--name", help="unit name (default: from the prompt)")
+    install.add_argument("--cron", action="store_true", help="print a crontab line instead")
+    install.add_argument("--dry-run", action="store_true", help="print the units, write nothing")
+    install.add_argument("--enable", action="store_true", help="also run systemctl --user enable")
+    return parser
+
+
+def _scheduled_run(args: argparse.Namespace, agent_args: Sequence[str]) -> ScheduledRun:
+    cwd = Path(args.cwd or os.getcwd()).resolve()
+    seconds = parse_duration(args.every)
+    if seconds < 60 or seconds != int(seconds):
+        raise ValueError("--every must be a whole number of seconds, at least 1m, for a schedule")
+    return ScheduledRun(
+        name=args.name or unit_name(args.prompt, cwd),
+        prompt=args.prompt,
+        every_seconds=int(seconds),
+        cwd=cwd,
+        until=args.until,
+        agent_args=tuple(agent_args),
+    )
+
+
+def _install(run: ScheduledRun, *, dry_run: bool, enable: bool) -> int:
+    service, timer = service_unit(run), timer_unit(run)
+    if dry_run:
+        print(f"# {run.name}.service\n{service}\n# {run.name}.timer\n{timer}", end="")
+        return 0
+    directory = systemd_user_dir()
+    directory.mkdir(parents=True, exist_ok=True)
+    (directory / f"{run.name}.service").write_text(service, encoding="utf-8")
+    (directory / f"{run.name}.timer").write_text(timer, encoding="utf-8")
+    enable_commands = [
+        ["systemctl", "--user", "daemon-reload"],
+        ["systemctl", "--user", "enable", "--now", f"{run.name}.timer"],
+    ]
+    print(f"wrote {directory / run.name}.service and .timer")
+    print(f"API keys for the run go in {ENV_FILE_HINT} (VAR=value lines)")
+    if not enable:
+        print("start it with:\n  " + "\n  ".join(" ".join(c) for c in enable_commands))
+        return 0
+    for command in enable_commands:
+        done = subprocess.run(command, check=False)
+        if done.returncode != 0:
+            print(f"`{' '.join(command)}` failed (exit {done.returncode})", file=sys.stderr)
+            return 1
+    return 0
+
+
+def schedule_command(argv: Sequence[str]) -> int:
+    arguments = list(argv)
+    # Everything after `--` is passed to each run untouched.
+    split = arguments.index("--") if "--" in arguments else len(arguments)
+    args = _parser().parse_args(arguments[:split])
+    try:
+        run = _scheduled_run(args, arguments[split + 1 :])
+        if args.cron:
+            print(cron_line(run))
+            return 0
+        return _install(run, dry_run=args.dry_run, enable=args.enable)
+    except ValueError as exc:
+        print(f"loopwright schedule: {exc}", file=sys.stderr)
+        return EXIT_USAGE
