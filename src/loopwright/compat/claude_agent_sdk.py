@@ -1,0 +1,323 @@
+"""claude-agent-sdk's Python API on loopwright's native loop.
+
+Replace ``from claude_agent_sdk import ...`` with
+``from loopwright.compat.claude_agent_sdk import ...`` and the code runs in-process: no
+Claude Code CLI, no subprocess, any provider loopwright supports. Differences worth knowing:
+
+* ``query()`` raises after yielding an error result, as the reference does (loopwright's own
+  ``query`` does not unless ``raise_on_error=True``); ``ClaudeSDKClient`` never raises for
+  an error result, it yields it.
+* ``ClaudeAgentOptions.model`` also accepts a loopwright Model (e.g. ``ScriptedModel``), and
+  ``LOOPWRIGHT_MODEL`` in the environment replaces a model *string* written in the code.
+* Message and content-block classes are loopwright's own; they carry the fields the
+  reference's classes have (``content``, ``result``, ``subtype``, ``total_cost_usd``,
+  ``session_id``…), though ``usage`` is a :class:`~loopwright.messages.Usage`, not a dict.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterable, AsyncIterator, Awaitable, Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from loopwright.client import Client, Prompt
+from loopwright.client import query as native_query
+from loopwright.compat._claude_options import (
+    AgentDefinition,
+    ClaudeAgentOptions,
+    SettingSource,
+    to_options,
+)
+from loopwright.compat._model_choice import choose_model
+from loopwright.errors import LoopwrightError
+from loopwright.hooks import HookCallback, HookContext, HookEvent, HookInput, HookMatcher
+from loopwright.mcp.sdk_server import SdkServerConfig, create_sdk_mcp_server
+from loopwright.messages import (
+    AssistantMessage,
+    ContentBlock,
+    ImageBlock,
+    Message,
+    ResultMessage,
+    StreamEvent,
+    SystemMessage,
+    TextBlock,
+    ThinkingBlock,
+    ToolResultBlock,
+    ToolUseBlock,
+    UserMessage,
+    block_from_dict,
+)
+from loopwright.models.base import Model
+from loopwright.options import PermissionMode
+from loopwright.permissions.policy import (
+    CanUseTool,
+    PermissionResult,
+    PermissionResultAllow,
+    PermissionResultDeny,
+    ToolPermissionContext,
+)
+from loopwright.tools.base import FunctionTool
+from loopwright.tools.base import tool as native_tool
+
+# --------------------------------------------------------------------------- errors
+
+ClaudeSDKError = LoopwrightError
+
+
+class CLIConnectionError(ClaudeSDKError):
+    """Exists so ``except CLIConnectionError`` still compiles; there is no CLI to lose."""
+
+
+class CLINotFoundError(CLIConnectionError):
+    """Never raised: loopwright needs no Claude Code CLI."""
+
+
+class ProcessError(ClaudeSDKError):
+    """Never raised: there is no subprocess."""
+
+    def __init__(self, message: str, exit_code: int | None = None, stderr: str | None = None):
+        super().__init__(message)
+        self.exit_code = exit_code
+        self.stderr = stderr
+
+
+class CLIJSONDecodeError(ClaudeSDKError):
+    """Never raised: messages are Python objects, not JSON lines."""
+
+    def __init__(self, line: str, original_error: Exception):
+        super().__init__(f"cannot decode {line[:100]!r}: {original_error}")
+        self.line = line
+        self.original_error = original_error
+
+
+# --------------------------------------------------------------------------- tools
+
+SdkMcpTool = FunctionTool
+McpSdkServerConfig = SdkServerConfig
+
+
+@dataclass(frozen=True, slots=True)
+class ToolAnnotations:
+    """MCP tool hints. Only ``readOnlyHint`` changes anything: such tools may run in parallel."""
+
+    title: str | None = None
+    readOnlyHint: bool | None = None  # camelCase: MCP names them so
+    destructiveHint: bool | None = None
+    idempotentHint: bool | None = None
+    openWorldHint: bool | None = None
+
+
+ToolHandler = Callable[[dict[str, Any]], Awaitable[dict[str, Any]] | dict[str, Any]]
+
+
+def tool(
+    name: str,
+    description: str,
+    input_schema: type | Mapping[str, Any],
+    annotations: Any = None,
+) -> Callable[[ToolHandler], FunctionTool]:
+    """``@tool(name, description, input_schema)``: the handler gets one dict of arguments and
+    returns ``{"content": [{"type": "text", "text": ...}]}`` (``is_error`` optional).
+
+    ``input_schema`` is a mapping of argument names to Python types (``{"a": float}``, every
+    argument required), a JSON schema, or a class (TypedDict, dataclass, pydantic model).
+    """
+    schema = input_json_schema(input_schema)
+    read_only = bool(getattr(annotations, "readOnlyHint", False))
+
+    def decorate(handler: ToolHandler) -> FunctionTool:
+        return native_tool(name, description, schema, read_only=read_only)(handler)
+
+    return decorate
+
+
+def input_json_schema(spec: type | Mapping[str, Any]) -> dict[str, Any]:
+    """The JSON schema for any of the three ways ``@tool`` accepts an input schema."""
+    from pydantic import TypeAdapter
+
+    if isinstance(spec, Mapping):
+        if _is_type_mapping(spec):
+            properties = {key: _type_schema(kind) for key, kind in spec.items()}
+            return {"type": "object", "properties": properties, "required": list(spec)}
+        return dict(spec)
+    generated = TypeAdapter(spec).json_schema()
+    generated.pop("title", None)
+    return generated
+
+
+def _is_type_mapping(spec: Mapping[str, Any]) -> bool:
+    # {"type": "object", ...} has string/dict values; {"name": str} has types (or generics
+    # such as list[str]). A field may itself be called "type", so look at values, not keys.
+    return bool(spec) and all(not isinstance(v, str | dict | list | bool) for v in spec.values())
+
+
+def _type_schema(kind: Any) -> dict[str, Any]:
+    from pydantic import TypeAdapter
+
+    schema = TypeAdapter(kind).json_schema()
+    schema.pop("title", None)
+    return schema
+
+
+# --------------------------------------------------------------------------- prompts
+
+
+async def _user_messages(stream: AsyncIterable[Any]) -> AsyncIterator[UserMessage | str]:
+    """The reference's streaming input is dicts ``{"type": "user", "message": {"role":
+    "user", "content": ...}}``; loopwright takes UserMessages (strings also pass through)."""
+    async for item in stream:
+        if isinstance(item, str | UserMessage):
+            yield item
+            continue
+        message = item.get("message", item) if isinstance(item, Mapping) else None
+        content: Any = message.get("content") if isinstance(message, Mapping) else None
+        if content is None:
+            raise LoopwrightError(
+                "streaming input items must look like {'type': 'user', 'message': "
+                f"{{'role': 'user', 'content': ...}}}}, got {item!r}"
+            )
+        yield UserMessage(_content(content), parent_tool_use_id=item.get("parent_tool_use_id"))
+
+
+def _content(content: Any) -> str | list[ContentBlock]:
+    if isinstance(content, str):
+        return content
+    blocks: list[ContentBlock] = []
+    for raw in content:
+        if raw.get("type") == "image" and isinstance(raw.get("source"), Mapping):
+            source = raw["source"]
+            blocks.append(ImageBlock(str(source.get("media_type")), str(source.get("data"))))
+        else:
+            blocks.append(block_from_dict(dict(raw)))
+    return blocks
+
+
+def _prompt(prompt: str | AsyncIterable[Any]) -> Prompt:
+    return prompt if isinstance(prompt, str) else _user_messages(prompt)
+
+
+# --------------------------------------------------------------------------- query
+
+
+async def query(
+    *,
+    prompt: str | AsyncIterable[dict[str, Any]],
+    options: ClaudeAgentOptions | None = None,
+    transport: Any = None,
+) -> AsyncIterator[Message]:
+    """Run one session and yield its messages. Like the reference, an error result (turn
+    limit, budget, failure) is yielded first and then raised as a ``ResultError``."""
+    _no_transport(transport)
+    async for message in native_query(_prompt(prompt), to_options(options, raise_on_error=True)):
+        yield message
+
+
+def _no_transport(transport: Any) -> None:
+    if transport is not None:
+        raise LoopwrightError(
+            "transport= configures the Claude Code CLI connection; loopwright runs the loop "
+            "in-process and has no transport. Remove the argument."
+        )
+
+
+class ClaudeSDKClient:
+    """A multi-turn session: ``async with ClaudeSDKClient(options) as client``, then
+    ``await client.query(...)`` and ``async for m in client.receive_response()``."""
+
+    def __init__(self, options: ClaudeAgentOptions | None = None, transport: Any = None):
+        _no_transport(transport)
+        self.options = options or ClaudeAgentOptions()
+        self._client = Client(to_options(self.options, raise_on_error=False))
+
+    async def __aenter__(self) -> ClaudeSDKClient:
+        await self.connect()
+        return self
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        await self.disconnect()
+
+    async def connect(self, prompt: str | AsyncIterable[dict[str, Any]] | None = None) -> None:
+        await self._client.connect()
+        if prompt is not None:
+            await self.query(prompt)
+
+    async def disconnect(self) -> None:
+        await self._client.disconnect()
+
+    async def query(
+        self, prompt: str | AsyncIterable[dict[str, Any]], session_id: str = "default"
+    ) -> None:
+        """Queue a prompt. ``session_id`` is accepted for compatibility; a client is one
+        session, so it has no effect."""
+        await self._client.query(_prompt(prompt))
+
+    def receive_messages(self) -> AsyncIterator[Message]:
+        return self._client.receive_messages()
+
+    def receive_response(self) -> AsyncIterator[Message]:
+        return self._client.receive_response()
+
+    async def interrupt(self) -> None:
+        await self._client.interrupt()
+
+    async def set_permission_mode(self, mode: PermissionMode) -> None:
+        await self._client.set_permission_mode(mode)
+
+    async def set_model(self, model: str | Model | None = None) -> None:
+        """Switch models from the next request on; ``None`` goes back to the configured one."""
+        from loopwright.models.registry import resolve_model
+
+        chosen = choose_model(model if model is not None else self.options.model)
+        await self._client.set_model(chosen if chosen is not None else resolve_model(None))
+
+    async def get_server_info(self) -> dict[str, Any] | None:
+        runtime = self._client.runtime
+        return {
+            "session_id": runtime.session_id,
+            "model": runtime.model.name,
+            "tools": list(runtime.tools),
+        }
+
+    async def get_mcp_status(self) -> dict[str, Any]:
+        return {"mcpServers": list(self._client.runtime.mcp_status)}
+
+
+__all__ = [
+    "AgentDefinition",
+    "AssistantMessage",
+    "CLIConnectionError",
+    "CLIJSONDecodeError",
+    "CLINotFoundError",
+    "CanUseTool",
+    "ClaudeAgentOptions",
+    "ClaudeSDKClient",
+    "ClaudeSDKError",
+    "ContentBlock",
+    "HookCallback",
+    "HookContext",
+    "HookEvent",
+    "HookInput",
+    "HookMatcher",
+    "McpSdkServerConfig",
+    "Message",
+    "PermissionMode",
+    "PermissionResult",
+    "PermissionResultAllow",
+    "PermissionResultDeny",
+    "ProcessError",
+    "ResultMessage",
+    "SdkMcpTool",
+    "SettingSource",
+    "StreamEvent",
+    "SystemMessage",
+    "TextBlock",
+    "ThinkingBlock",
+    "ToolAnnotations",
+    "ToolPermissionContext",
+    "ToolResultBlock",
+    "ToolUseBlock",
+    "UserMessage",
+    "create_sdk_mcp_server",
+    "query",
+    "tool",
+]
