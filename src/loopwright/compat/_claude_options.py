@@ -55,9 +55,12 @@ class AgentDefinition:
     def to_native(self) -> NativeAgentDefinition:
         unsupported = [
             name
-            for name in ("disallowedTools", "skills", "memory", "mcpServers", "initialPrompt")
+            for name in ("skills", "memory", "mcpServers", "initialPrompt")
             if getattr(self, name)
         ]
+        if self.disallowedTools and self.tools is None:
+            # Applied below to an explicit tool list; the inherited list is not known here.
+            unsupported.append("disallowedTools without tools")
         if self.background:
             unsupported.append("background")
         warn_ignored("AgentDefinition", unsupported)

@@ -71,6 +71,24 @@ class ResponseTextDeltaEvent:
 
 
 @dataclass(frozen=True, slots=True)
+class ResponseDeltaEvent:
+    """Any other streamed piece, named like its Responses API event; ``payload`` is
+    loopwright's provider-neutral delta."""
+
+    type: str
+    delta: str
+    payload: dict[str, Any]
+
+
+# loopwright delta kind -> (Responses API event type, the payload key holding the text)
+_DELTA_TYPES = {
+    "thinking_delta": ("response.reasoning_summary_text.delta", "thinking"),
+    "tool_input_delta": ("response.function_call_arguments.delta", "partial_json"),
+    "tool_call_start": ("response.output_item.added", "name"),
+}
+
+
+@dataclass(frozen=True, slots=True)
 class RawResponsesStreamEvent:
     data: Any
     type: Literal["raw_response_event"] = "raw_response_event"
@@ -121,8 +139,11 @@ _EVENT_NAMES: dict[str, RunItemEventName] = {
 
 def events_of(message: Message, agent: Any) -> list[AgentStreamEvent]:
     if isinstance(message, StreamEvent):
-        if message.event.get("type") == "text_delta":
+        kind = str(message.event.get("type"))
+        if kind == "text_delta":
             delta = str(message.event.get("text", ""))
             return [RawResponsesStreamEvent(ResponseTextDeltaEvent(delta))]
-        return [RawResponsesStreamEvent(message.event)]
+        name, key = _DELTA_TYPES.get(kind, (kind, "delta"))
+        delta = str(message.event.get(key, ""))
+        return [RawResponsesStreamEvent(ResponseDeltaEvent(name, delta, message.event))]
     return [RunItemStreamEvent(_EVENT_NAMES[i.type], i) for i in items_of(message, agent)]
