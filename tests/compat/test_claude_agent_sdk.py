@@ -367,3 +367,24 @@ async def test_several_tool_calls_of_one_response_all_get_results() -> None:
     messages = await collect("two sums", calculator_options(model))
 
     assert [r.text for r in tool_results(messages)] == ["Sum: 3", "Sum: 7"]
+
+
+async def test_can_use_tool_can_rewrite_the_input_it_allows() -> None:
+    async def double_a(
+        name: str, input_data: dict[str, Any], context: ToolPermissionContext
+    ) -> PermissionResultAllow:
+        return PermissionResultAllow(updated_input={**input_data, "a": input_data["a"] * 2})
+
+    model = ScriptedModel([tool_call("mcp__calc__add", a=5, b=1), text("11")])
+    options = calculator_options(model, allowed_tools=[], can_use_tool=double_a)
+    messages = await collect("add", options)
+
+    assert [r.text for r in tool_results(messages)] == ["Sum: 11"]
+
+
+def test_types_submodule_offers_the_names_the_reference_imports_from_it() -> None:
+    from loopwright.compat.claude_agent_sdk import types
+
+    assert types.PermissionResultAllow is PermissionResultAllow
+    assert types.ToolPermissionContext is ToolPermissionContext
+    assert types.HookMatcher is HookMatcher
