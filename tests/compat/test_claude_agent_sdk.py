@@ -388,3 +388,30 @@ def test_types_submodule_offers_the_names_the_reference_imports_from_it() -> Non
     assert types.PermissionResultAllow is PermissionResultAllow
     assert types.ToolPermissionContext is ToolPermissionContext
     assert types.HookMatcher is HookMatcher
+
+
+async def test_partial_messages_arrive_as_anthropic_content_block_events() -> None:
+    from loopwright.compat.claude_agent_sdk.types import StreamEvent
+
+    model = ScriptedModel([tool_call("mcp__calc__add", a=1, b=2), text("The sum is 3.")])
+    options = calculator_options(model, include_partial_messages=True)
+    printed: list[str] = []
+    kinds: list[str] = []
+    tool_json: list[str] = []
+    async for message in query(prompt="add", options=options):
+        if isinstance(message, StreamEvent):
+            event = message.event
+            kinds.append(event["type"])
+            if event.get("type") == "content_block_delta":
+                delta = event.get("delta", {})
+                if delta.get("type") == "text_delta":
+                    printed.append(delta.get("text", ""))
+                if delta.get("type") == "input_json_delta":
+                    tool_json.append(delta["partial_json"])
+            if event.get("type") == "content_block_start":
+                assert event["content_block"]["type"] in ("tool_use", "text")
+
+    assert "".join(printed) == "The sum is 3."
+    assert "".join(tool_json) == '{"a": 1, "b": 2}'
+    assert kinds[0] == "content_block_start" and kinds.count("content_block_stop") == 2
+    assert kinds.count("content_block_start") == 2

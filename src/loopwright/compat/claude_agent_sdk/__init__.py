@@ -9,6 +9,8 @@ Claude Code CLI, no subprocess, any provider loopwright supports. Differences wo
   an error result, it yields it.
 * ``ClaudeAgentOptions.model`` also accepts a loopwright Model (e.g. ``ScriptedModel``), and
   ``LOOPWRIGHT_MODEL`` in the environment replaces a model *string* written in the code.
+* With ``include_partial_messages``, StreamEvents carry Anthropic-shaped events
+  (``content_block_delta`` …) whichever provider runs, as code for the reference expects.
 * Message and content-block classes are loopwright's own; they carry the fields the
   reference's classes have (``content``, ``result``, ``subtype``, ``total_cost_usd``,
   ``session_id``…), though ``usage`` is a :class:`~loopwright.messages.Usage`, not a dict.
@@ -29,6 +31,10 @@ from loopwright.compat._claude_options import (
     to_options,
 )
 from loopwright.compat._model_choice import choose_model
+from loopwright.compat.claude_agent_sdk._stream_events import (
+    ReferenceStreamEvents,
+    in_reference_shape,
+)
 from loopwright.errors import LoopwrightError
 from loopwright.hooks import HookCallback, HookContext, HookEvent, HookInput, HookMatcher
 from loopwright.mcp.sdk_server import SdkServerConfig, create_sdk_mcp_server
@@ -208,7 +214,8 @@ async def query(
     """Run one session and yield its messages. Like the reference, an error result (turn
     limit, budget, failure) is yielded first and then raised as a ``ResultError``."""
     _no_transport(transport)
-    async for message in native_query(_prompt(prompt), to_options(options, raise_on_error=True)):
+    messages = native_query(_prompt(prompt), to_options(options, raise_on_error=True))
+    async for message in in_reference_shape(messages):
         yield message
 
 
@@ -228,6 +235,7 @@ class ClaudeSDKClient:
         _no_transport(transport)
         self.options = options or ClaudeAgentOptions()
         self._client = Client(to_options(self.options, raise_on_error=False))
+        self._stream_events = ReferenceStreamEvents()
 
     async def __aenter__(self) -> ClaudeSDKClient:
         await self.connect()
@@ -251,11 +259,17 @@ class ClaudeSDKClient:
         session, so it has no effect."""
         await self._client.query(_prompt(prompt))
 
-    def receive_messages(self) -> AsyncIterator[Message]:
-        return self._client.receive_messages()
+    async def receive_messages(self) -> AsyncIterator[Message]:
+        async for message in self._client.receive_messages():
+            for translated in self._stream_events.translate(message):
+                yield translated
 
-    def receive_response(self) -> AsyncIterator[Message]:
-        return self._client.receive_response()
+    async def receive_response(self) -> AsyncIterator[Message]:
+        """Messages up to and including the next ResultMessage."""
+        async for message in self.receive_messages():
+            yield message
+            if isinstance(message, ResultMessage):
+                return
 
     async def interrupt(self) -> None:
         await self._client.interrupt()
