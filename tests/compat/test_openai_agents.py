@@ -225,3 +225,46 @@ async def test_loopwright_model_replaces_the_agents_model_name(
     result = await Runner.run(Agent(name="A", model="gpt-6-sol"), "hi")
 
     assert result.final_output == "from the script"
+
+
+@dataclass
+class UserInfo:
+    name: str
+    age: int
+
+
+@function_tool
+async def fetch_user_age(wrapper: RunContextWrapper[UserInfo]) -> str:
+    """Return the age of the current user."""
+    return f"{wrapper.context.name} is {wrapper.context.age}"
+
+
+def test_a_context_parameter_is_left_out_of_the_tool_schema() -> None:
+    assert fetch_user_age.input_schema.get("properties", {}) == {}
+    assert fetch_user_age.description == "Return the age of the current user."
+
+
+async def test_a_tool_taking_the_run_context_receives_the_runs_context() -> None:
+    model = ScriptedModel([tool_call("fetch_user_age"), text("done")])
+    agent = Agent(name="Ages", tools=[fetch_user_age], model=model)
+    result = await Runner.run(agent, "How old am I?", context=UserInfo("Ann", 47))
+
+    outputs = [i.output for i in result.new_items if isinstance(i, ToolCallOutputItem)]
+    assert outputs == ["Ann is 47"]
+
+
+async def test_an_agent_as_a_tool_runs_it_and_returns_its_final_output() -> None:
+    translator_model = ScriptedModel([text("Bonjour")])
+    translator = Agent(
+        name="French translator", instructions="Translate to French.", model=translator_model
+    )
+    translate = translator.as_tool(tool_description="Translate text to French")
+    model = ScriptedModel([tool_call("french_translator", input="Hello"), text("It is Bonjour.")])
+    orchestrator = Agent(name="Orchestrator", tools=[translate], model=model)
+
+    result = await Runner.run(orchestrator, "Say hello in French")
+
+    assert result.final_output == "It is Bonjour."
+    outputs = [i.output for i in result.new_items if isinstance(i, ToolCallOutputItem)]
+    assert outputs == ["Bonjour"]
+    assert translator_model.requests[0].system == "Translate to French."

@@ -8,6 +8,11 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, overload
 
+from loopwright.compat._openai_context import (
+    current_run_context,
+    takes_run_context,
+    without_run_context,
+)
 from loopwright.errors import LoopwrightError
 from loopwright.messages import ResultMessage
 from loopwright.models.base import Effort, Model
@@ -106,17 +111,43 @@ class Agent:
     def clone(self, **changes: Any) -> Agent:
         return dataclasses.replace(self, **changes)
 
+    def as_tool(
+        self,
+        tool_name: str | None = None,
+        tool_description: str | None = None,
+        *,
+        max_turns: int | None = None,
+    ) -> FunctionTool:
+        """This agent as a tool another agent can call: it runs on the given input with a
+        fresh conversation and its final output is the tool's result."""
+        # The Runner sits above agents in this layer; importing it at call time keeps
+        # agent definitions free of the run machinery.
+        from loopwright.compat.openai_agents import Runner
 
-@dataclass(frozen=True, slots=True)
-class RunContextWrapper:
-    """What a callable ``instructions`` receives first: the ``context`` given to the run."""
+        agent = self
 
-    context: Any = None
+        async def run_agent(input: str) -> str:
+            """Run the agent on ``input``."""
+            context = current_run_context().context
+            turns = DEFAULT_AGENT_TOOL_TURNS if max_turns is None else max_turns
+            result = await Runner.run(agent, input, context=context, max_turns=turns)
+            return str(result.final_output)
+
+        made = native_tool(run_agent)
+        description = tool_description or self.handoff_description or f"Run the {self.name} agent"
+        return dataclasses.replace(
+            made, name=tool_name or _tool_name(self.name), description=description
+        )
+
+
+def _tool_name(agent_name: str) -> str:
+    return "".join(c if c.isalnum() else "_" for c in agent_name.lower()).strip("_") or "agent"
 
 
 # --------------------------------------------------------------------------- tools
 
 ToolFunction = Callable[..., Any]
+DEFAULT_AGENT_TOOL_TURNS = 10  # the Runner's default, for an agent run as a tool
 
 
 @overload
@@ -148,7 +179,7 @@ def function_tool(
     signature, type hints and docstring (loopwright's ``@tool`` does the work)."""
 
     def decorate(fn: ToolFunction) -> FunctionTool:
-        made = native_tool(fn)
+        made = native_tool(without_run_context(fn) if takes_run_context(fn) else fn)
         description = description_override
         if description is None and not use_docstring_info:
             description = made.name

@@ -14,9 +14,9 @@ from loopwright.compat._openai_agent import (
     AgentsException,
     MaxTurnsExceeded,
     ModelBehaviorError,
-    RunContextWrapper,
     UserError,
 )
+from loopwright.compat._openai_context import RunContextWrapper
 from loopwright.compat._openai_items import RunItem
 from loopwright.messages import ResultMessage, TextBlock, UserMessage
 from loopwright.options import Options

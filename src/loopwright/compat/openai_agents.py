@@ -28,10 +28,10 @@ from loopwright.compat._openai_agent import (
     MaxTurnsExceeded,
     ModelBehaviorError,
     ModelSettings,
-    RunContextWrapper,
     UserError,
     function_tool,
 )
+from loopwright.compat._openai_context import RunContextWrapper, run_context
 from loopwright.compat._openai_items import (
     AgentStreamEvent,
     AgentUpdatedStreamEvent,
@@ -74,10 +74,11 @@ class Runner:
         plan = await plan_run(starting_agent, input, context, max_turns, streaming=False)
         items: list[RunItem] = []
         result: ResultMessage | None = None
-        async for message in native_query(plan.prompt, plan.options):
-            items.extend(items_of(message, starting_agent))
-            if isinstance(message, ResultMessage):
-                result = message
+        with run_context(context):  # what context-taking tools receive
+            async for message in native_query(plan.prompt, plan.options):
+                items.extend(items_of(message, starting_agent))
+                if isinstance(message, ResultMessage):
+                    result = message
         if result is None:  # pragma: no cover - the loop always ends with a result
             raise AgentsException("the run ended without a result")
         return RunResult(input, plan.final_output(result), starting_agent, items, result)
@@ -168,19 +169,26 @@ class RunResultStreaming:
         # query() is an async generator; closing it early (cancel) closes the session now.
         stream = cast(AsyncGenerator[Message, None], native_query(plan.prompt, plan.options))
         try:
-            async for message in stream:
-                self.new_items.extend(items_of(message, agent))
-                if isinstance(message, ResultMessage):
-                    self.raw_result = message
-                for event in events_of(message, agent):
+            with run_context(self._context):
+                async for event in self._relay(stream, agent):
                     yield event
-                if self._cancelled:
-                    return
         finally:
             await stream.aclose()
             self.is_complete = True
         if self.raw_result is not None:
             self.final_output = plan.final_output(self.raw_result)
+
+    async def _relay(
+        self, stream: AsyncGenerator[Message, None], agent: Agent
+    ) -> AsyncIterator[AgentStreamEvent]:
+        async for message in stream:
+            self.new_items.extend(items_of(message, agent))
+            if isinstance(message, ResultMessage):
+                self.raw_result = message
+            for event in events_of(message, agent):
+                yield event
+            if self._cancelled:
+                return
 
 
 __all__ = [
