@@ -268,3 +268,17 @@ async def test_an_agent_as_a_tool_runs_it_and_returns_its_final_output() -> None
     outputs = [i.output for i in result.new_items if isinstance(i, ToolCallOutputItem)]
     assert outputs == ["Bonjour"]
     assert translator_model.requests[0].system == "Translate to French."
+
+
+async def test_an_agent_without_a_model_prefers_openai_when_its_key_is_set(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from loopwright.compat._openai_run import plan_run
+
+    monkeypatch.delenv("LOOPWRIGHT_MODEL", raising=False)
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-test")
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+
+    plan = await plan_run(Agent(name="A"), "hi", None, 10, streaming=False)
+
+    assert isinstance(plan.options.model, str) and plan.options.model.startswith("openai:")

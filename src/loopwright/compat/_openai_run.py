@@ -4,6 +4,7 @@ how its result becomes ``final_output`` (or the exception that SDK raises)."""
 from __future__ import annotations
 
 import inspect
+import os
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, TypeVar
@@ -19,6 +20,8 @@ from loopwright.compat._openai_agent import (
 from loopwright.compat._openai_context import RunContextWrapper
 from loopwright.compat._openai_items import RunItem
 from loopwright.messages import ResultMessage, TextBlock, UserMessage
+from loopwright.models.base import Model
+from loopwright.models.registry import DEFAULT_OPENAI_MODEL
 from loopwright.options import Options
 
 DEFAULT_MAX_TURNS = 10
@@ -82,7 +85,7 @@ async def plan_run(
         max_turns=max_turns,
         prompt=_prompt(input),
         options=Options(
-            model=choose_model(agent.model),
+            model=_agent_model(agent),
             system_prompt=await _instructions(agent, context),
             # Exactly the agent's own tools, run without asking: the OpenAI SDK has neither
             # built-in tools nor permission prompts.
@@ -99,6 +102,15 @@ async def plan_run(
             include_partial_messages=streaming,
         ),
     )
+
+
+def _agent_model(agent: Agent) -> str | Model | None:
+    chosen = choose_model(agent.model)
+    if chosen is None and os.environ.get("OPENAI_API_KEY"):
+        # Code written for the OpenAI SDK that names no model means OpenAI's default, even
+        # when an Anthropic key (which loopwright's own default prefers) is also set.
+        return f"openai:{DEFAULT_OPENAI_MODEL}"
+    return chosen
 
 
 async def _instructions(agent: Agent, context: Any) -> str:
