@@ -415,3 +415,11 @@ async def test_partial_messages_arrive_as_anthropic_content_block_events() -> No
     assert "".join(tool_json) == '{"a": 1, "b": 2}'
     assert kinds[0] == "content_block_start" and kinds.count("content_block_stop") == 2
     assert kinds.count("content_block_start") == 2
+
+
+def test_tool_without_arguments_gets_an_empty_object_schema() -> None:
+    @tool("ping", "Ping", {})
+    async def ping(args: dict[str, Any]) -> dict[str, Any]:
+        return {"content": [{"type": "text", "text": "pong"}]}
+
+    assert ping.input_schema == {"type": "object", "properties": {}}

@@ -142,6 +142,8 @@ def input_json_schema(spec: type | Mapping[str, Any]) -> dict[str, Any]:
     from pydantic import TypeAdapter
 
     if isinstance(spec, Mapping):
+        if not spec:  # a tool without arguments still needs an object schema
+            return {"type": "object", "properties": {}}
         if _is_type_mapping(spec):
             properties = {key: _type_schema(kind) for key, kind in spec.items()}
             return {"type": "object", "properties": properties, "required": list(spec)}
@@ -154,7 +156,7 @@ def input_json_schema(spec: type | Mapping[str, Any]) -> dict[str, Any]:
 def _is_type_mapping(spec: Mapping[str, Any]) -> bool:
     # {"type": "object", ...} has string/dict values; {"name": str} has types (or generics
     # such as list[str]). A field may itself be called "type", so look at values, not keys.
-    return bool(spec) and all(not isinstance(v, str | dict | list | bool) for v in spec.values())
+    return all(not isinstance(v, str | dict | list | bool) for v in spec.values())
 
 
 def _type_schema(kind: Any) -> dict[str, Any]:
