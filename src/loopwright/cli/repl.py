@@ -34,6 +34,9 @@ from loopwright.messages import (
 from loopwright.options import Options
 
 PROMPT = "> "
+# A Ctrl-C that lands just before a blocking wait starts is only noticed when the wait
+# ends; waiting in short slices bounds that delay.
+SIGNAL_CHECK_SECONDS = 0.2
 
 
 class ResponseFailed:
@@ -134,7 +137,10 @@ class Repl:
         self._spin("thinking…")
         while True:
             try:
-                event = self.events.get()
+                try:
+                    event = self.events.get(timeout=SIGNAL_CHECK_SECONDS)
+                except queue.Empty:
+                    continue
                 if self._handle(event):
                     return
             except KeyboardInterrupt:
@@ -164,6 +170,13 @@ class Repl:
         match message:
             case SystemMessage(subtype="init"):
                 return  # every response starts with one; the greeting said it all
+            case SystemMessage(subtype="compact_boundary", data=data):
+                self._spin(None)
+                before, after = int(data.get("pre_tokens", 0)), int(data.get("post_tokens", 0))
+                self.console.print(
+                    f"[dim]conversation compacted ({before:,} → {after:,} tokens)[/dim]"
+                )
+                return
             case StreamEvent(event={"type": "text_delta"}):
                 self._spin(None)  # the spinner would tear streamed lines apart
             case AssistantMessage(parent_tool_use_id=None) if message.tool_calls:

@@ -1,4 +1,4 @@
-"""``loopwright sessions list|show``: the transcripts of this directory's sessions."""
+"""``loopwright sessions list|show|export``: the transcripts of this directory's sessions."""
 
 from __future__ import annotations
 
@@ -8,13 +8,20 @@ import datetime
 import json
 import sys
 from collections.abc import Sequence
+from pathlib import Path
 
 from rich.console import Console
 from rich.table import Table
 
 from loopwright.cli.render import Renderer
+from loopwright.cli.viewer import build_timeline, render_session_html
 from loopwright.errors import LoopwrightError
-from loopwright.sessions import get_session_messages, list_sessions, open_store
+from loopwright.sessions import (
+    SessionNotFoundError,
+    get_session_messages,
+    list_sessions,
+    open_store,
+)
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -28,6 +35,11 @@ def _parser() -> argparse.ArgumentParser:
     show = commands.add_parser("show", help="the messages of one session")
     show.add_argument("session_id")
     show.add_argument("--json", action="store_true", help="one JSON message per line")
+    export = commands.add_parser("export", help="one session as a self-contained HTML page")
+    export.add_argument("session_id")
+    export.add_argument(
+        "-o", "--output", help="file to write (default: session-<id>.html; - for stdout)"
+    )
     return parser
 
 
@@ -80,11 +92,31 @@ async def _show(args: argparse.Namespace) -> int:
     return 0
 
 
+async def _export(args: argparse.Namespace) -> int:
+    store = open_store(args.session_store, cwd=args.cwd)
+    try:
+        entries = await store.load(args.session_id)
+    finally:
+        await store.aclose()
+    if not entries:
+        raise SessionNotFoundError(args.session_id, type(store).__name__)
+    page = render_session_html(build_timeline(args.session_id, entries))
+    if args.output == "-":
+        sys.stdout.write(page)
+        return 0
+    target = Path(args.output or f"session-{args.session_id}.html")
+    target.write_text(page, encoding="utf-8")
+    print(f"wrote {target}")
+    return 0
+
+
 def sessions_command(argv: Sequence[str]) -> int:
     args = _parser().parse_args(list(argv))
     try:
         if args.command == "list":
             return asyncio.run(_list(args))
+        if args.command == "export":
+            return asyncio.run(_export(args))
         return asyncio.run(_show(args))
     except LoopwrightError as exc:
         print(f"loopwright sessions: {exc}", file=sys.stderr)

@@ -1,0 +1,149 @@
+"""The interactive CLI on a real pseudo-terminal, with a scripted model and real tools."""
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+PROMPT = "> "
+ASK = "[a]lways allow Bash: "
+
+StartCli = Callable[..., Any]
+
+
+def write_script(path: Path, steps: list[dict[str, object]]) -> str:
+    path.write_text(yaml.safe_dump(steps))
+    return f"scripted:{path}"
+
+
+def bash_step(command: str, text: str = "") -> dict[str, object]:
+    step: dict[str, object] = {"tool_call": {"name": "Bash", "input": {"command": command}}}
+    if text:
+        step["text"] = text
+    return step
+
+
+def test_prompt_permission_tool_result_answer_cost_and_exit(
+    tmp_path: Path, start_cli: StartCli
+) -> None:
+    model = write_script(
+        tmp_path / "s.yaml",
+        [
+            bash_step("echo made-by-tool > made.txt && cat made.txt", "Writing the file."),
+            {"text": "The file now says made-by-tool."},
+        ],
+    )
+    cli = start_cli("--model", model, "--tools", "Bash", cwd=tmp_path)
+    cli.expect("/help for commands")
+    cli.expect(PROMPT)
+    cli.send_line("please make the file")
+    cli.expect("Writing the file.")
+    cli.expect("● Bash(echo made-by-tool > made.txt && cat made.txt)")
+    cli.expect("? allow Bash(echo made-by-tool > made.txt && cat made.txt)")
+    cli.expect(ASK)
+    cli.send_line("y")
+    cli.expect("⎿ made-by-tool")
+    cli.expect("The file now says made-by-tool.")
+    cli.expect("success · 1 turn(s)")
+    cli.expect(PROMPT)
+    assert (tmp_path / "made.txt").read_text() == "made-by-tool\n"
+
+    cli.send_line("/cost")
+    totals = cli.expect(PROMPT)
+    assert "turns     1" in totals
+    assert "20 in · 10 out" in totals  # two scripted responses of 10 in / 5 out
+    assert "cost      $" in totals
+    cli.send_line("/exit")
+    assert cli.wait() == 0
+
+
+def test_always_approves_the_tool_for_the_rest_of_the_session(
+    tmp_path: Path, start_cli: StartCli
+) -> None:
+    model = write_script(
+        tmp_path / "s.yaml",
+        [bash_step("touch one.txt"), bash_step("touch two.txt"), {"text": "both made"}],
+    )
+    cli = start_cli("--model", model, "--tools", "Bash", cwd=tmp_path)
+    cli.expect(PROMPT)
+    cli.send_line("make two files")
+    cli.expect(ASK)
+    cli.send_line("a")
+    after_always = cli.expect("both made")
+    cli.expect(PROMPT)
+    assert "Bash(touch two.txt)" in after_always and ASK not in after_always
+    assert (tmp_path / "one.txt").exists() and (tmp_path / "two.txt").exists()
+    cli.send_line("/exit")
+    assert cli.wait() == 0
+
+
+def test_no_denies_the_call_and_the_model_is_told(tmp_path: Path, start_cli: StartCli) -> None:
+    model = write_script(
+        tmp_path / "s.yaml", [bash_step("touch nope.txt"), {"text": "understood, not doing it"}]
+    )
+    cli = start_cli("--model", model, "--tools", "Bash", cwd=tmp_path)
+    cli.expect(PROMPT)
+    cli.send_line("make a file")
+    cli.expect(ASK)
+    cli.send_line("n")
+    cli.expect("declined this tool call")
+    cli.expect("understood, not doing it")
+    cli.expect(PROMPT)
+    assert not (tmp_path / "nope.txt").exists()
+    cli.send_bytes(b"\x04")  # Ctrl-D at the prompt ends the session
+    assert cli.wait() == 0
+
+
+def test_ctrl_c_interrupts_a_running_response_and_the_session_goes_on(
+    tmp_path: Path, start_cli: StartCli
+) -> None:
+    model = write_script(
+        tmp_path / "s.yaml", [bash_step("sleep 60"), {"text": "answer after the interrupt"}]
+    )
+    cli = start_cli(
+        "--model", model, "--tools", "Bash", "--permission-mode", "bypassPermissions", cwd=tmp_path
+    )
+    cli.expect(PROMPT)
+    cli.send_line("wait a minute")
+    cli.expect("running Bash…")
+    cli.send_bytes(b"\x03")
+    cli.expect("interrupting…")
+    cli.expect("interrupted")
+    cli.expect(PROMPT, timeout=10)  # long before the 60 s command would have ended
+    cli.send_line("and now?")
+    cli.expect("answer after the interrupt")
+    cli.expect(PROMPT)
+    cli.wait_until_reading_keys()
+    cli.send_bytes(b"\x03")  # Ctrl-C at the prompt ends the session
+    assert cli.wait() == 0
+
+
+def test_model_switches_and_compact_goes_to_the_loop(tmp_path: Path, start_cli: StartCli) -> None:
+    first = write_script(tmp_path / "first.yaml", [{"text": "from the first model"}])
+    second = write_script(
+        tmp_path / "second.yaml",
+        [{"text": "Summary: a greeting."}, {"text": "from the second model"}],
+    )
+    cli = start_cli("--model", first, cwd=tmp_path)
+    cli.expect(PROMPT)
+    cli.send_line("hello")
+    cli.expect("from the first model")
+    cli.expect(PROMPT)
+    cli.send_line(f"/model {second}")
+    cli.expect("model: scripted")
+    cli.expect(PROMPT)
+    cli.send_line("/compact keep the greeting")
+    cli.expect("conversation compacted")
+    cli.expect(PROMPT)
+    cli.send_line("again")
+    cli.expect("from the second model")
+    cli.expect(PROMPT)
+    cli.send_line("/model not-a-provider:x")
+    cli.expect("cannot tell which provider")
+    cli.expect(PROMPT)
+    cli.send_line("/nonsense")
+    cli.expect("unknown command /nonsense")
+    cli.expect(PROMPT)
+    cli.send_line("/exit")
+    assert cli.wait() == 0

@@ -1,0 +1,118 @@
+"""``loopwright schedule install``: systemd user units (or a cron line) for recurring runs."""
+
+import os
+import shlex
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from loopwright.cli.schedule import cron_schedule
+
+CLI = [sys.executable, "-m", "loopwright.cli.main"]
+AWKWARD_PROMPT = 'fix 100% of the "flaky" tests in $HOME\\src'
+
+
+def schedule(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    environment = {**os.environ, "XDG_CONFIG_HOME": str(cwd / "config")}
+    return subprocess.run(
+        [*CLI, "schedule", "install", *args],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        env=environment,
+        timeout=60,
+    )
+
+
+def test_dry_run_prints_a_service_and_timer_and_writes_nothing(tmp_path: Path) -> None:
+    project = tmp_path / "project"
+    project.mkdir()
+    dry = schedule(
+        "check the build", "--every", "1h", "--dry-run", "--cwd", str(project), cwd=tmp_path
+    )
+    assert dry.returncode == 0, dry.stderr
+    assert "[Service]" in dry.stdout and "[Timer]" in dry.stdout
+    assert f"WorkingDirectory={project}" in dry.stdout
+    assert "OnUnitActiveSec=3600s" in dry.stdout
+    assert (
+        f'ExecStart="{sys.executable}" "-m" "loopwright.cli.main" "-p" "check the build"'
+        in dry.stdout
+    )
+    assert "EnvironmentFile=-%h/.config/loopwright/env" in dry.stdout
+    assert not (tmp_path / "config").exists()
+
+
+def test_install_writes_user_units_that_pass_the_arguments_through(tmp_path: Path) -> None:
+    done = schedule(
+        "keep tests green",
+        "--every",
+        "30m",
+        "--until",
+        "make test",
+        "--name",
+        "green",
+        "--",
+        "--permission-mode",
+        "acceptEdits",
+        cwd=tmp_path,
+    )
+    assert done.returncode == 0, done.stderr
+    units = tmp_path / "config" / "systemd" / "user"
+    service = (units / "green.service").read_text()
+    timer = (units / "green.timer").read_text()
+    assert '"loop" "keep tests green" "--until" "make test"' in service
+    assert '"--permission-mode" "acceptEdits"' in service
+    assert "OnUnitActiveSec=1800s" in timer and "Unit=green.service" in timer
+    assert "systemctl --user enable --now green.timer" in done.stdout
+
+
+@pytest.mark.skipif(shutil.which("systemd-analyze") is None, reason="needs systemd-analyze")
+def test_units_with_awkward_characters_are_valid_systemd(tmp_path: Path) -> None:
+    done = schedule(AWKWARD_PROMPT, "--every", "1d", "--name", "awkward", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    units = tmp_path / "config" / "systemd" / "user"
+    service = (units / "awkward.service").read_text()
+    assert "100%% of" in service and "$$HOME" in service and '\\"flaky\\"' in service
+    verified = subprocess.run(
+        ["systemd-analyze", "verify", str(units / "awkward.service"), str(units / "awkward.timer")],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    if "Failed to initialize manager" in verified.stderr:
+        pytest.skip("systemd-analyze cannot run here")
+    assert verified.returncode == 0, verified.stderr
+
+
+def test_cron_line_runs_the_prompt_in_the_directory(tmp_path: Path) -> None:
+    done = schedule(AWKWARD_PROMPT, "--every", "15m", "--cron", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    line = done.stdout.strip()
+    assert line.startswith("*/15 * * * * cd ")
+    assert "100%" not in line  # cron would turn a bare % into a newline
+    words = shlex.split(line.split(" ", 5)[5].replace("\\%", "%"))
+    assert words[:3] == ["cd", str(tmp_path.resolve()), "&&"]
+    assert words[3:8] == [sys.executable, "-m", "loopwright.cli.main", "-p", AWKWARD_PROMPT]
+
+
+def test_an_interval_cron_cannot_express_is_refused(tmp_path: Path) -> None:
+    done = schedule("x", "--every", "7m", "--cron", cwd=tmp_path)
+    assert done.returncode == 2
+    assert "cron cannot run something every 420 s" in done.stderr
+
+
+@pytest.mark.parametrize(
+    ("seconds", "fields"),
+    [
+        (60, "* * * * *"),
+        (600, "*/10 * * * *"),
+        (3600, "0 * * * *"),
+        (6 * 3600, "0 */6 * * *"),
+        (86400, "0 0 * * *"),
+    ],
+)
+def test_cron_fields(seconds: int, fields: str) -> None:
+    assert cron_schedule(seconds) == fields
