@@ -9,20 +9,11 @@ from loopwright.messages import (
     AssistantMessage,
     Message,
     ResultMessage,
-    ToolResultBlock,
     UserMessage,
 )
 from loopwright.testing import ScriptedModel, text, tool_call, tool_calls
 
-
-def tool_results(messages: list[Message]) -> list[ToolResultBlock]:
-    return [
-        b
-        for m in messages
-        if isinstance(m, UserMessage) and not isinstance(m.content, str)
-        for b in m.content
-        if isinstance(b, ToolResultBlock)
-    ]
+from .helpers import tool_results
 
 
 def process_alive(pid: int) -> bool:

@@ -6,17 +6,18 @@ from typing import Any
 import pytest
 from pydantic import BaseModel
 
-from loopwright import AgentDefinition, Options, query, run, tool
+from loopwright import AgentDefinition, Options, run, tool
 from loopwright.mcp import create_sdk_mcp_server
 from loopwright.messages import (
     AssistantMessage,
-    Message,
     ResultMessage,
     SystemMessage,
     ToolResultBlock,
     UserMessage,
 )
 from loopwright.testing import ScriptedModel, raw_tool_call, text, tool_call
+
+from .helpers import collect, tool_results
 
 deleted: list[str] = []
 
@@ -32,20 +33,6 @@ def delete(path: str) -> str:
     """Delete a file."""
     deleted.append(path)
     return "deleted"
-
-
-def tool_results(messages: list[Message]) -> list[ToolResultBlock]:
-    return [
-        b
-        for m in messages
-        if isinstance(m, UserMessage)
-        for b in m.blocks
-        if isinstance(b, ToolResultBlock)
-    ]
-
-
-async def collect(prompt: str, options: Options) -> list[Message]:
-    return [m async for m in query(prompt, options)]
 
 
 # --------------------------------------------------------------------------- subagents

@@ -15,7 +15,6 @@ from loopwright.messages import (
     ResultMessage,
     StreamEvent,
     SystemMessage,
-    ToolResultBlock,
     Usage,
     UserMessage,
 )
@@ -29,25 +28,13 @@ from loopwright.testing import (
     tool_calls,
 )
 
+from .helpers import collect, tool_results
+
 
 @tool(read_only=True)
 def echo(value: str) -> str:
     """Return the value."""
     return value
-
-
-async def collect(prompt: str, options: Options) -> list[Message]:
-    return [m async for m in query(prompt, options)]
-
-
-def results_of(messages: list[Message]) -> list[ToolResultBlock]:
-    return [
-        block
-        for m in messages
-        if isinstance(m, UserMessage) and not isinstance(m.content, str)
-        for block in m.content
-        if isinstance(block, ToolResultBlock)
-    ]
 
 
 async def test_stream_starts_with_init_and_ends_with_result() -> None:
@@ -78,7 +65,7 @@ async def test_the_model_sees_tool_results_in_its_next_request() -> None:
     await collect("go", Options(permission_mode="bypassPermissions", model=model, tools=[echo]))
     last = model.requests[1].messages[-1]
     assert isinstance(last, UserMessage)
-    assert results_of([last])[0].content == "ping"
+    assert tool_results([last])[0].content == "ping"
 
 
 async def test_max_turns_counts_only_tool_use_turns() -> None:
@@ -97,7 +84,7 @@ async def test_max_turns_ends_with_error_and_answers_the_pending_call() -> None:
     result = messages[-1]
     assert isinstance(result, ResultMessage)
     assert (result.subtype, result.is_error, result.num_turns) == ("error_max_turns", True, 1)
-    closing = results_of(messages)[-1]
+    closing = tool_results(messages)[-1]
     assert closing.is_error and "maximum number of turns" in closing.text
     model.assert_complete()
 
@@ -114,7 +101,7 @@ async def test_budget_limit_ends_the_run_with_partial_transcript() -> None:
     assert result.subtype == "error_max_budget_usd"
     assert result.total_cost_usd == pytest.approx(10.0)  # 10 input tokens at $1 each
     assert any(isinstance(m, AssistantMessage) for m in messages)
-    assert results_of(messages)[-1].is_error  # the call that will never run is answered
+    assert tool_results(messages)[-1].is_error  # the call that will never run is answered
 
 
 async def test_unknown_model_price_is_none_not_a_guess() -> None:
@@ -196,7 +183,7 @@ async def test_bad_tool_calls_become_error_results_and_the_loop_goes_on() -> Non
     messages = await collect(
         "go", Options(permission_mode="bypassPermissions", model=model, tools=[echo, explode, hang])
     )
-    results = results_of(messages)
+    results = tool_results(messages)
     assert [r.is_error for r in results] == [True] * 6
     assert "no tool named 'missing_tool'" in results[0].text
     assert "invalid arguments for echo" in results[1].text
@@ -245,7 +232,7 @@ async def test_read_only_calls_overlap_and_mutating_calls_do_not() -> None:
     assert overlap("r1", "r2") and overlap("r2", "r3")
     assert not overlap("w1", "w2")
     assert not overlap("r3", "w1")
-    assert [r.text for r in results_of(messages)] == ["r1", "r2", "r3", "w1", "w2"]
+    assert [r.text for r in tool_results(messages)] == ["r1", "r2", "r3", "w1", "w2"]
 
 
 async def test_results_keep_the_models_order_when_later_calls_finish_first() -> None:
@@ -259,7 +246,7 @@ async def test_results_keep_the_models_order_when_later_calls_finish_first() -> 
     messages = await collect(
         "go", Options(permission_mode="bypassPermissions", model=model, tools=[wait])
     )
-    results = results_of(messages)
+    results = tool_results(messages)
     assert [r.text for r in results] == ["60", "1"]
     assistant = next(m for m in messages if isinstance(m, AssistantMessage))
     assert [r.tool_use_id for r in results] == [c.id for c in assistant.tool_calls]
@@ -310,7 +297,7 @@ async def test_cut_tool_call_is_retried_once_with_a_larger_limit() -> None:
         Options(permission_mode="bypassPermissions", model=model, tools=[echo], max_tokens=100),
     )
     assert model.requests[1].max_tokens == 200
-    assert not any(r.is_error for r in results_of(messages))
+    assert not any(r.is_error for r in tool_results(messages))
     assert isinstance(messages[-1], ResultMessage) and messages[-1].subtype == "success"
     twice = ScriptedModel([cut, cut])
     result = await run(

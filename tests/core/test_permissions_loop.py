@@ -4,26 +4,14 @@ import json
 from pathlib import Path
 from typing import Any
 
-from loopwright import Client, Options, query, run
+from loopwright import Client, Options, run
 from loopwright.hooks import HookMatcher
-from loopwright.messages import Message, ResultMessage, SystemMessage, ToolResultBlock, UserMessage
+from loopwright.messages import ResultMessage, SystemMessage
 from loopwright.permissions.policy import PermissionResultAllow, PermissionResultDeny
 from loopwright.sandbox.bwrap import SandboxSettings
 from loopwright.testing import ScriptedModel, text, tool_call
 
-
-def tool_results(messages: list[Message]) -> list[ToolResultBlock]:
-    return [
-        b
-        for m in messages
-        if isinstance(m, UserMessage)
-        for b in m.blocks
-        if isinstance(b, ToolResultBlock)
-    ]
-
-
-async def collect(prompt: str, options: Options) -> list[Message]:
-    return [m async for m in query(prompt, options)]
+from .helpers import collect, tool_results
 
 
 async def test_default_mode_without_a_callback_denies_and_the_loop_goes_on(tmp_path: Path) -> None:

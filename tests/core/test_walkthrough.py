@@ -8,22 +8,11 @@ from loopwright import Options, query
 from loopwright.cli.demo import copy_demo_project
 from loopwright.messages import (
     AssistantMessage,
-    Message,
     ResultMessage,
-    ToolResultBlock,
-    UserMessage,
 )
 from loopwright.testing import ScriptedModel, text, tool_call
 
-
-def tool_results(messages: list[Message]) -> list[ToolResultBlock]:
-    return [
-        b
-        for m in messages
-        if isinstance(m, UserMessage) and not isinstance(m.content, str)
-        for b in m.content
-        if isinstance(b, ToolResultBlock)
-    ]
+from .helpers import tool_results
 
 
 async def test_agent_fixes_the_failing_test_with_real_tools(tmp_path: Path) -> None:
