@@ -83,7 +83,7 @@ def usage_chart_svg(turns: list[TurnUsage]) -> str:
     priced = [c for c in costs if c is not None]
     cost_max = _nice_ceiling(max(priced)) if priced and max(priced) > 0 else None
     slot = plot_w / len(turns)
-    bar = max(1.0, slot * 0.7)
+    bar = min(48.0, max(1.0, slot * 0.7))  # thin enough to read as bars when calls are few
     parts = [
         f'<svg class="usage-chart" xmlns="http://www.w3.org/2000/svg" '
         f'viewBox="0 0 {WIDTH} {HEIGHT}" role="img" '
