@@ -147,3 +147,26 @@ def test_model_switches_and_compact_goes_to_the_loop(tmp_path: Path, start_cli: 
     cli.expect(PROMPT)
     cli.send_line("/exit")
     assert cli.wait() == 0
+
+
+def test_a_prompt_argument_starts_the_session_and_ctrl_c_at_a_question_stops_the_response(
+    tmp_path: Path, start_cli: StartCli
+) -> None:
+    model = write_script(
+        tmp_path / "s.yaml", [bash_step("touch never.txt"), {"text": "next answer"}]
+    )
+    cli = start_cli("make a file", "--model", model, "--tools", "Bash", cwd=tmp_path)
+    cli.expect("> make a file")
+    cli.expect(ASK)
+    cli.wait_until_reading_keys()
+    cli.send_bytes(b"\x03")
+    cli.expect("interrupting…")
+    cli.expect("The user declined this tool call")
+    cli.expect("interrupted: interrupted by the user")
+    cli.expect(PROMPT)
+    assert not (tmp_path / "never.txt").exists()
+    cli.send_line("go on")
+    cli.expect("next answer")
+    cli.expect(PROMPT)
+    cli.send_line("/exit")
+    assert cli.wait() == 0

@@ -28,6 +28,12 @@ def build_parser() -> argparse.ArgumentParser:
         ),
     )
     parser.add_argument("-p", "--print", dest="prompt", help="run this prompt and print the result")
+    parser.add_argument(
+        "initial_prompt",
+        nargs="?",
+        metavar="PROMPT",
+        help="the first prompt of the interactive session (with piped input: put before it)",
+    )
     parser.add_argument("--output-format", choices=("text", "json", "stream-json"), default="text")
     add_agent_arguments(parser)
     return parser
@@ -76,10 +82,12 @@ def main(argv: Sequence[str] | None = None) -> int:
             return asyncio.run(print_mode(args.prompt, options, args.output_format))
         if not sys.stdin.isatty():
             prompt = sys.stdin.read()
+            if args.initial_prompt:
+                prompt = f"{args.initial_prompt}\n\n{prompt}"
             return asyncio.run(print_mode(prompt, options, args.output_format))
         from loopwright.cli.repl import run_interactive
 
-        return run_interactive(options)
+        return run_interactive(options, args.initial_prompt)
     except ConfigurationError as exc:
         print(f"loopwright: {exc}", file=sys.stderr)
         return EXIT_USAGE

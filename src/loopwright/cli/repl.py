@@ -61,7 +61,10 @@ async def _context_usage(client: Client) -> dict[str, Any]:
 
 
 class Repl:
-    def __init__(self, options: Options, console: Console | None = None) -> None:
+    def __init__(
+        self, options: Options, console: Console | None = None, initial_prompt: str | None = None
+    ) -> None:
+        self.initial_prompt = initial_prompt
         self.console = console or Console(highlight=False)
         self.renderer = Renderer(self.console)
         self.events: queue.Queue[Any] = queue.Queue()
@@ -83,6 +86,9 @@ class Repl:
             thread.run(client.connect())
             try:
                 self._greet(client)
+                if self.initial_prompt:
+                    self.console.print(f"{PROMPT}{escape(self.initial_prompt)}")
+                    self._respond(thread, client, self.initial_prompt)
                 return self._prompt_loop(thread, client)
             finally:
                 self._spin(None)
@@ -237,8 +243,8 @@ class Repl:
             self._spinning = True
 
 
-def run_interactive(options: Options) -> int:
+def run_interactive(options: Options, initial_prompt: str | None = None) -> int:
     with contextlib.suppress(ImportError):
         importlib.import_module("readline")  # gives input() line editing and history
 
-    return Repl(options).run()
+    return Repl(options, initial_prompt=initial_prompt).run()
