@@ -56,7 +56,14 @@ class Renderer:
     def __init__(self, console: Console | None = None, *, show_prompt: bool = False) -> None:
         self.console = console or Console(highlight=False)
         self.show_prompt = show_prompt
-        self._streamed_text = False
+        self._streamed_text = False  # this message's text was shown as it streamed
+        self._line_open = False  # the last streamed text did not end its line
+
+    def end_streamed_line(self) -> None:
+        """Finish a line of streamed text before something else writes to the terminal."""
+        if self._line_open:
+            self.console.print()
+            self._line_open = False
 
     def show(self, message: Message) -> None:
         match message:
@@ -70,7 +77,7 @@ class Renderer:
             case StreamEvent(event=event):
                 if event.get("type") == "text_delta":
                     self.console.print(escape(event["text"]), end="")
-                    self._streamed_text = True
+                    self._streamed_text = self._line_open = True
             case AssistantMessage():
                 self._assistant(message)
             case UserMessage(content=str() as prompt):
@@ -88,7 +95,7 @@ class Renderer:
 
     def _assistant(self, message: AssistantMessage) -> None:
         if self._streamed_text:
-            self.console.print()
+            self.end_streamed_line()
             self._streamed_text = False
         else:
             for block in message.content:

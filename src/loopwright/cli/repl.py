@@ -185,6 +185,10 @@ class Repl:
                 return
             case StreamEvent(event={"type": "text_delta"}):
                 self._spin(None)  # the spinner would tear streamed lines apart
+            case StreamEvent(event={"type": "tool_call_start", "name": str() as name}):
+                self.renderer.end_streamed_line()
+                self._spin(f"preparing {name}…")
+                return
             case AssistantMessage(parent_tool_use_id=None) if message.tool_calls:
                 self._spin(None)
                 self.renderer.show(message)
