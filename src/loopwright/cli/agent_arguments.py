@@ -9,11 +9,13 @@ from loopwright.options import Options
 PERMISSION_MODE_CHOICES = ("default", "acceptEdits", "plan", "dontAsk", "bypassPermissions")
 
 
-def add_agent_arguments(parser: argparse.ArgumentParser) -> None:
+def add_agent_arguments(
+    parser: argparse.ArgumentParser, *, budget_help: str = "stop once the run has cost this much"
+) -> None:
     """Model, limits, tools, permissions and session flags (everything but the prompt)."""
     parser.add_argument("--model", help="anthropic:ID, openai:ID, openai-chat:ID or scripted:FILE")
     parser.add_argument("--max-turns", type=int)
-    parser.add_argument("--max-budget-usd", type=float)
+    parser.add_argument("--max-budget-usd", type=float, help=budget_help)
     parser.add_argument("--cwd")
     parser.add_argument("--system-prompt")
     parser.add_argument("--append-system-prompt")

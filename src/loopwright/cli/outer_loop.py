@@ -74,7 +74,7 @@ def _parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--every", metavar="INTERVAL", help="wait this long between runs (1h…)")
     parser.add_argument("--check-timeout", type=float, default=600.0, metavar="SECONDS")
-    add_agent_arguments(parser)  # its --max-budget-usd is the budget of the whole loop
+    add_agent_arguments(parser, budget_help="budget of all the runs together")
     return parser
 
 
