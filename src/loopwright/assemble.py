@@ -284,6 +284,12 @@ async def _open_session(rt: Runtime) -> None:
         )
     rt.session_id = opened.session_id
     rt.recorder = opened.recorder if options.persist_session else None
+    path_of = getattr(store, "path_of", None)  # file-backed stores can say where
+    transcript = path_of(rt.session_id) if path_of is not None else None
+    if transcript is not None:
+        rt.transcript_path = str(transcript)
+        if isinstance(rt.gate, PermissionGate):
+            rt.gate.transcript_path = rt.transcript_path
     # A store the user handed us may serve other sessions: only close the ones we opened.
     rt.owns_store = options.session_store is None or isinstance(options.session_store, str)
     restored = opened.restored

@@ -95,6 +95,7 @@ class Client:
         self._inbox: asyncio.Queue[Prompt | None] = asyncio.Queue()
         self._outbox: asyncio.Queue[Message | BaseException] = asyncio.Queue()
         self._worker: asyncio.Task[None] | None = None
+        self._busy = False
 
     async def __aenter__(self) -> Client:
         await self.connect()
@@ -120,11 +121,14 @@ class Client:
 
     async def _serve(self, rt: Runtime) -> None:
         while (prompt := await self._inbox.get()) is not None:
+            self._busy = True
             try:
                 async for message in _run_prompts(rt, prompt):
                     self._outbox.put_nowait(message)
             except Exception as exc:  # delivered to the reader, never lost in a task
                 self._outbox.put_nowait(exc)
+            finally:
+                self._busy = False
 
     async def query(self, prompt: Prompt) -> None:
         """Queue a prompt; read the answer with :meth:`receive_response`."""
@@ -147,14 +151,26 @@ class Client:
                 return
 
     async def interrupt(self) -> None:
-        """Stop the running response; it ends with an ``interrupted`` result."""
-        self.runtime.interrupt()
+        """Stop the running (or next queued) response; it ends with an ``interrupted``
+        result. With nothing running or queued there is nothing to stop."""
+        if self._busy or not self._inbox.empty():
+            self.runtime.interrupt()
 
     async def set_model(self, model: str | Model) -> None:
         """Use another model from the next request on."""
         from loopwright.assemble import resolve_model, with_retries
+        from loopwright.context.tokens import ContextMeter, context_window
 
-        self.runtime.model = with_retries(resolve_model(model), self.options)
+        rt = self.runtime
+        replacement = with_retries(resolve_model(model), self.options)
+        # A request may still be using the old provider: close it with the session.
+        rt.retired_models.append(rt.model)
+        rt.model = replacement
+        known = getattr(replacement, "context_window", None)
+        window = self.options.context_window or (
+            known if isinstance(known, int) else context_window(replacement.name)
+        )
+        rt.meter = ContextMeter(window)
 
     async def set_permission_mode(self, mode: PermissionMode) -> None:
         """Change the permission mode from the next tool call on."""
@@ -171,6 +187,8 @@ class Client:
 
     async def disconnect(self) -> None:
         if self._worker is not None:
+            while not self._inbox.empty():  # prompts not started yet are dropped
+                self._inbox.get_nowait()
             self._inbox.put_nowait(None)
             if self._runtime is not None:
                 self._runtime.interrupt()

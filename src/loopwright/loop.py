@@ -16,7 +16,6 @@ from collections.abc import AsyncGenerator, AsyncIterator
 from functools import partial
 from typing import assert_never
 
-from loopwright.errors import LoopwrightError
 from loopwright.loop_compaction import compact_if_needed, manual_compact, manual_compact_focus
 from loopwright.loop_hooks import stop_hook, submit_prompt
 from loopwright.loop_io import (
@@ -29,6 +28,7 @@ from loopwright.loop_io import (
     context_exceeded,
     drain,
     failed_model_call,
+    interruptible,
     missing_result,
     run_tools,
 )
@@ -47,6 +47,7 @@ from loopwright.loop_state import (
 )
 from loopwright.loop_structured import structured_after_tools, structured_from_answer
 from loopwright.messages import (
+    AssistantMessage,
     Message,
     ResultMessage,
     StreamEvent,
@@ -58,11 +59,8 @@ from loopwright.messages import (
 from loopwright.models.base import (
     ModelResponse,
 )
-from loopwright.runtime import Runtime, Totals, init_data
+from loopwright.runtime import Runtime, init_data
 from loopwright.tools.executor import BatchOutcome
-
-# --------------------------------------------------------------------------- next steps
-
 
 # --------------------------------------------------------------------------- the loop
 
@@ -73,10 +71,17 @@ async def agent_loop(rt: Runtime, prompt: UserMessage) -> AsyncIterator[Message]
     Each message is appended to the session's transcript before it is yielded, so a crash
     at any point loses nothing the consumer has seen.
     """
-    turns = _run(rt, prompt)
+    run = RunState()
+    turns = _run(rt, prompt, run)
     try:
         async for message in turns:
-            await record(rt, message)
+            try:
+                await record(rt, message)
+            except Exception as exc:  # a full disk, a dropped database connection …
+                await turns.aclose()
+                async for closing in _stop_unrecorded(rt, run, exc):
+                    yield closing
+                return
             yield message
     except asyncio.CancelledError:
         # The closing results for calls cut short were added to the history, not yielded.
@@ -86,6 +91,20 @@ async def agent_loop(rt: Runtime, prompt: UserMessage) -> AsyncIterator[Message]
         raise
     finally:
         await turns.aclose()
+        rt.interrupt_event.clear()  # an interrupt stops this run, never a later one
+
+
+async def _stop_unrecorded(rt: Runtime, run: RunState, exc: Exception) -> AsyncIterator[Message]:
+    """The transcript cannot be written: stop rather than do work nobody could resume."""
+    rt.recorder = None
+    last = rt.history[-1] if rt.history else None
+    if isinstance(last, AssistantMessage) and last.tool_calls:
+        yield close_calls(rt, last.tool_calls, "Not run: the session transcript failed.")
+    reason = (
+        f"the session transcript could not be written ({type(exc).__name__}: {exc}); the run "
+        "was stopped so that no unsaved work goes on"
+    )
+    yield result_message(rt, run, Finish("error_during_execution", None, (reason,)))
 
 
 async def record(rt: Runtime, message: Message) -> None:
@@ -103,10 +122,8 @@ async def record(rt: Runtime, message: Message) -> None:
         await rt.recorder.sync()
 
 
-async def _run(rt: Runtime, prompt: UserMessage) -> AsyncGenerator[Message, None]:
-    run = RunState()
-    rt.run_totals = Totals()
-    rt.interrupt_event.clear()
+async def _run(rt: Runtime, prompt: UserMessage, run: RunState) -> AsyncGenerator[Message, None]:
+    rt.start_run()
     yield SystemMessage("init", init_data(rt))
     for notice in rt.pending_notices:
         yield notice
@@ -129,8 +146,11 @@ async def _run(rt: Runtime, prompt: UserMessage) -> AsyncGenerator[Message, None
             if rt.interrupt_event.is_set():
                 yield result_message(rt, run, INTERRUPTED_BY_USER)
                 return
-            for message in await compact_if_needed(rt, run):
+            for message in await interruptible(rt, compact_if_needed(rt, run)) or []:
                 yield message
+            if rt.interrupt_event.is_set():
+                yield result_message(rt, run, INTERRUPTED_BY_USER)
+                return
 
             request = build_request(rt, run)
             response_box: list[ModelResponse] = []
@@ -163,6 +183,9 @@ async def _run(rt: Runtime, prompt: UserMessage) -> AsyncGenerator[Message, None
                     yield close_calls(rt, step.calls, f"Not run: the run ended ({limit.subtype}).")
                 yield result_message(rt, run, limit)
                 return
+            ends_with_calls = rt.history and rt.history[-1] is assistant and assistant.tool_calls
+            if isinstance(step, Finish) and ends_with_calls:  # e.g. a call cut off twice
+                yield close_calls(rt, assistant.tool_calls, "Not run: the run ended.")
             if isinstance(step, Finish) and step.subtype == "success":
                 step, notices = await stop_hook(rt, run, step)
                 for message in notices:
@@ -193,8 +216,8 @@ async def _run(rt: Runtime, prompt: UserMessage) -> AsyncGenerator[Message, None
                     work = Work(partial(run_tools, rt=rt, calls=calls, outcome=outcome))
                     async for message in drain(rt, work):
                         yield message
-                    results = outcome.ordered(calls, missing_result(work))
-                    run.denials.extend(outcome.denials)
+                    results = outcome.ordered(calls, missing_result(work, outcome))
+                    rt.add_denials(outcome.denials)
                     tool_results = UserMessage(list(results), rt.parent_tool_use_id)
                     rt.history.append(tool_results)
                     yield tool_results
@@ -206,7 +229,7 @@ async def _run(rt: Runtime, prompt: UserMessage) -> AsyncGenerator[Message, None
                         return
                 case _:
                     assert_never(step)
-    except (LoopwrightError, OSError, ValueError) as exc:
+    except Exception as exc:  # whatever breaks, the stream still ends with a result
         yield result_message(
             rt, run, Finish("error_during_execution", None, (f"{type(exc).__name__}: {exc}",))
         )
@@ -272,8 +295,9 @@ def _after_batch(
     """Whether the run ends after a batch of tool calls, and how."""
     if work.cancelled or rt.interrupt_event.is_set():
         return INTERRUPTED_BY_USER
-    if outcome.interrupt_requested:
-        reason = getattr(rt.gate, "stop_reason", None) or "a permission denial stopped the run"
+    stop_reason = getattr(rt.gate, "stop_reason", None)
+    if outcome.interrupt_requested or stop_reason:
+        reason = stop_reason or "a permission denial stopped the run"
         return Finish("interrupted", None, (reason,))
     if rt.output_format is not None:
         verdict = structured_after_tools(rt, run, calls, results)

@@ -22,6 +22,8 @@ async def submit_prompt(
     the prompt, or block it."""
     notices: list[Message] = []
     context: list[str] = []
+    if rt.parent is not None:
+        return prompt, None, notices  # a subagent's task is not a user prompt
     if not rt.started:
         rt.started = True
         source = "resume" if rt.history else "startup"

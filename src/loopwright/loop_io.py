@@ -10,7 +10,7 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import AsyncIterator, Callable, Coroutine, Sequence
-from typing import Any
+from typing import Any, TypeVar
 
 from loopwright.errors import ModelError
 from loopwright.loop_state import INTERRUPTED_BY_USER, INTERRUPTED_RESULT, Finish, RunState
@@ -34,6 +34,9 @@ from loopwright.tools.base import ToolContext
 from loopwright.tools.executor import BatchOutcome, execute
 
 Outbox = asyncio.Queue[Message | None]
+
+
+T = TypeVar("T")
 
 
 class Work:
@@ -136,9 +139,7 @@ async def ask_model(
                         StreamEvent(payload, rt.session_id, rt.parent_tool_use_id, event.raw)
                     )
     finally:
-        spent = time.monotonic() - started
-        rt.totals.api_seconds += spent
-        rt.run_totals.api_seconds += spent
+        rt.add_api_seconds(time.monotonic() - started)
 
 
 def assistant_message(rt: Runtime, response: ModelResponse) -> AssistantMessage:
@@ -199,7 +200,32 @@ def context_exceeded(work: Work) -> bool:
     return isinstance(work.failure, ModelError) and work.failure.kind == "context_window_exceeded"
 
 
-def missing_result(work: Work) -> str:
+def missing_result(work: Work, outcome: BatchOutcome) -> str:
+    """The result of a call that never produced one."""
     if work.cancelled:
         return INTERRUPTED_RESULT
+    if outcome.interrupt_requested:
+        return "Not run: an earlier call in this response was denied and the run was stopped."
     return f"Error: the tool call could not be completed: {work.failure}"
+
+
+async def interruptible(rt: Runtime, coroutine: Coroutine[Any, Any, T]) -> T | None:
+    """Await work that ``interrupt()`` may cancel; None when it was interrupted.
+
+    A cancellation of the consumer itself still propagates.
+    """
+    task = asyncio.ensure_future(coroutine)
+    rt.current_work = task
+    try:
+        return await task
+    except asyncio.CancelledError:
+        current = asyncio.current_task()
+        if (
+            task.cancelled()
+            and rt.interrupt_event.is_set()
+            and not (current is not None and current.cancelling())
+        ):
+            return None
+        raise
+    finally:
+        rt.current_work = None

@@ -76,7 +76,6 @@ class RunState:
     started: float = field(default_factory=time.monotonic)
     num_turns: int = 0
     structured_attempts: int = 0
-    denials: list[dict[str, Any]] = field(default_factory=list[dict[str, Any]])
     final_text: list[str] = field(default_factory=list[str])
     continuations: int = 0
     pauses: int = 0
@@ -109,6 +108,6 @@ def result_message(rt: Runtime, run: RunState, finish: Finish) -> ResultMessage:
         structured_output=finish.structured_output,
         model_usage=rt.run_totals.model_usage,
         stop_reason=finish.stop_reason,
-        permission_denials=list(run.denials),
+        permission_denials=list(rt.run_denials),
         errors=list(finish.errors),
     )

@@ -27,6 +27,7 @@ def structured_from_answer(rt: Runtime, run: RunState, text: str, stop: str | No
     value, errors = structured_from_text(rt.output_format, text)
     if not errors:
         return Finish("success", stop or "end_turn", structured_output=value)
+    run.final_text.clear()  # a rejected answer is not part of the result
     return structured_retry(rt, run, None)
 
 

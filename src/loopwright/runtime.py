@@ -17,6 +17,7 @@ from typing import Any
 from loopwright.context.compaction import CompactionBreaker, CompactionSettings
 from loopwright.context.tokens import ContextMeter
 from loopwright.cost import cost_of
+from loopwright.errors import ConfigurationError
 from loopwright.hooks import HookEvent, HookOutcome, HookRunner, hook_input
 from loopwright.messages import ConversationMessage, Message, SystemMessage, Usage
 from loopwright.models.base import (
@@ -88,6 +89,12 @@ class Runtime:
     totals: Totals = field(default_factory=Totals)
     # What the run in progress has spent (its ResultMessage reports it); subagents add theirs.
     run_totals: Totals = field(default_factory=Totals)
+    # Permission denials of the run in progress; subagents add theirs.
+    run_denials: list[dict[str, Any]] = field(default_factory=list[dict[str, Any]])
+    # Providers replaced by set_model(); closed with the session (a request may still use one).
+    retired_models: list[Model] = field(default_factory=list[Model])
+    # Where the transcript lives, for hooks (JSONL stores only).
+    transcript_path: str | None = None
     parent: Runtime | None = None
     base_working_dirs: tuple[Path, ...] = ()
     # output_format: the run must end with a valid call of the StructuredOutput tool.
@@ -140,11 +147,14 @@ class Runtime:
         """Run the hooks of ``event``; returns their merged outcome and what to show."""
         if self.hooks is None or not self.hooks.has(event):
             return None, []
+        common: dict[str, Any] = {"permission_mode": self.permission_mode}
+        if self.transcript_path is not None:
+            common["transcript_path"] = self.transcript_path
         payload = hook_input(
             event,
             session_id=self.session_id,
             cwd=str(self.state.cwd),
-            **{**self.hook_fields, **fields},
+            **{**common, **self.hook_fields, **fields},
         )
         outcome = await self.hooks.run(event, payload, match_value=match_value)
         return outcome, self.hook_messages(event, outcome)
@@ -201,6 +211,26 @@ class Runtime:
             return mode
         return "bypassPermissions" if isinstance(self.gate, OpenGate) else "default"
 
+    def start_run(self) -> None:
+        """Reset what one run reports (its ResultMessage counts only itself)."""
+        self.run_totals = Totals()
+        self.run_denials = []
+        if hasattr(self.gate, "stop_reason"):
+            self.gate.stop_reason = None  # type: ignore[attr-defined]
+
+    def add_denials(self, denials: list[dict[str, Any]]) -> None:
+        runtime: Runtime | None = self
+        while runtime is not None:
+            runtime.run_denials.extend(denials)
+            runtime = runtime.parent
+
+    def add_api_seconds(self, seconds: float) -> None:
+        runtime: Runtime | None = self
+        while runtime is not None:
+            runtime.totals.api_seconds += seconds
+            runtime.run_totals.api_seconds += seconds
+            runtime = runtime.parent
+
     def add_usage(self, model: str, usage: Usage) -> None:
         """Count a model call here and in every ancestor: a subagent's spend is its parent's."""
         runtime: Runtime | None = self
@@ -228,10 +258,7 @@ class Runtime:
             self.current_work.cancel()
 
     def thinking(self) -> ThinkingConfig | None:
-        raw = self.options.thinking
-        if raw is None or isinstance(raw, ThinkingConfig):
-            return raw
-        return ThinkingConfig(**raw)
+        return thinking_config(self.options.thinking)
 
     async def aclose(self, reason: str = "other") -> None:
         """Release what tools left running (background shells, connections)."""
@@ -242,14 +269,34 @@ class Runtime:
             closer = getattr(resource, "aclose", None)
             if closer is not None:
                 await closer()
-        closer = getattr(self.model, "aclose", None)
-        if self.parent is None and closer is not None:
-            await closer()  # HTTP clients of providers belong to this event loop
+        if self.parent is None:
+            for model in (self.model, *self.retired_models):
+                closer = getattr(model, "aclose", None)
+                if closer is not None:
+                    await closer()  # HTTP clients of providers belong to this event loop
         if self.recorder is not None:
             await self.recorder.sync()
             if self.owns_store:
                 await self.recorder.store.aclose()
             self.recorder = None
+
+
+def thinking_config(raw: ThinkingConfig | dict[str, Any] | None) -> ThinkingConfig | None:
+    """Options.thinking as a ThinkingConfig; a dict with unknown keys is a clear error."""
+    if raw is None or isinstance(raw, ThinkingConfig):
+        return raw
+    try:
+        config = ThinkingConfig(**raw)
+    except TypeError as exc:
+        raise ConfigurationError(
+            f"thinking={raw!r} is not valid ({exc}); use keys type "
+            "('adaptive'|'enabled'|'disabled'), budget_tokens and display"
+        ) from exc
+    if config.type not in ("adaptive", "enabled", "disabled"):
+        raise ConfigurationError(
+            f"thinking type {config.type!r} is not one of 'adaptive', 'enabled', 'disabled'"
+        )
+    return config
 
 
 class CountingModel:

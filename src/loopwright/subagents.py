@@ -23,7 +23,9 @@ from loopwright.messages import (
 from loopwright.options import AgentDefinition
 from loopwright.runtime import Runtime
 from loopwright.tools.base import SessionState, ToolContext, ToolResult
+from loopwright.tools.structured_output import STRUCTURED_OUTPUT_TOOL_NAME
 from loopwright.tools.subagent import RUN_SUBAGENT_SERVICE, narrow_tools
+from loopwright.tools.tool_search import TOOL_SEARCH_NAME, DeferredToolRegistry
 
 SUBAGENT_SYSTEM_SUFFIX = (
     "\n\nYou are running as a subagent. Your final message is returned to the agent that "
@@ -55,8 +57,18 @@ def narrower_mode(parent: str, requested: str | None) -> str:
 def _child_runtime(
     parent: Runtime, name: str, definition: AgentDefinition, ctx: ToolContext
 ) -> Runtime:
-    names = narrow_tools(list(parent.active_tools()), definition)
+    # The parent's final-answer tool and its ToolSearch (bound to the parent's registry)
+    # are the parent's own; a subagent with deferred tools gets a registry of its own.
+    own = {STRUCTURED_OUTPUT_TOOL_NAME, TOOL_SEARCH_NAME}
+    available = [name for name in parent.active_tools() if name not in own]
+    names = narrow_tools(available, definition)
     tools = {name: parent.active_tools()[name] for name in names}
+    deferred = None
+    if parent.deferred is not None:
+        allowed = set(narrow_tools([t.name for t in parent.deferred.deferred], definition))
+        deferred = DeferredToolRegistry([t for t in parent.deferred.deferred if t.name in allowed])
+        if deferred.deferred:
+            tools[TOOL_SEARCH_NAME] = deferred.tool()
     model = parent.model
     if definition.model not in (None, "inherit"):
         model = with_retries(resolve_model(definition.model), parent.options)
@@ -88,6 +100,7 @@ def _child_runtime(
         services=services,
         meter=ContextMeter(parent.window),
         base_working_dirs=parent.base_working_dirs,
+        deferred=deferred,
     )
 
 

@@ -213,3 +213,14 @@ async def test_background_shells_are_killed_when_the_session_ends(tmp_path: Path
     assert result.subtype == "success"
     pid = int(await wait_for_file(pid_file))
     assert await gone_within(pid)
+
+
+async def test_interrupt_with_nothing_running_does_not_stop_the_next_prompt() -> None:
+    model = ScriptedModel([text("a"), text("b")])
+    async with Client(Options(model=model, tools=[], setting_sources=[])) as client:
+        await client.query("one")
+        [m async for m in client.receive_response()]
+        await client.interrupt()  # idle: nothing to stop
+        await client.query("two")
+        result = [m async for m in client.receive_response()][-1]
+    assert isinstance(result, ResultMessage) and result.result == "b"

@@ -7,8 +7,6 @@ import asyncio
 from pathlib import Path
 from typing import Any
 
-import pytest
-
 from loopwright import AgentDefinition, Client, Options, query, run, tool
 from loopwright.hooks import HookMatcher
 from loopwright.messages import (
@@ -80,10 +78,6 @@ def unanswered_calls(history: list[ConversationMessage]) -> list[str]:
 # --------------------------------------------------------------------------- pairing
 
 
-@pytest.mark.xfail(
-    reason="a tool call cut by max_tokens twice is kept in history with no tool_result",
-    strict=True,
-)
 async def test_tool_call_cut_twice_by_max_tokens_still_gets_a_result() -> None:
     cut = raw_tool_call("look", '{"path": "a.').with_(stop_reason="max_tokens")
     model = ScriptedModel([cut, cut, text("second answer")])
@@ -97,10 +91,6 @@ async def test_tool_call_cut_twice_by_max_tokens_still_gets_a_result() -> None:
     assert unanswered_calls(model.requests[2].messages) == []
 
 
-@pytest.mark.xfail(
-    reason="calls skipped after an interrupting denial get 'could not be completed: None'",
-    strict=True,
-)
 async def test_calls_skipped_after_an_interrupting_denial_say_why() -> None:
     def decide(name: str, input: dict[str, Any], ctx: Any) -> Any:
         if input["path"] == "b":
@@ -128,10 +118,6 @@ async def test_calls_skipped_after_an_interrupting_denial_say_why() -> None:
 # --------------------------------------------------------------------------- hooks
 
 
-@pytest.mark.xfail(
-    reason="PostToolUse continue=false is recorded on the gate but the loop never stops",
-    strict=True,
-)
 async def test_post_tool_use_continue_false_stops_the_run() -> None:
     async def halt(input: dict[str, Any], tool_use_id: str | None, ctx: Any) -> dict[str, Any]:
         return {"continue": False, "stopReason": "enough"}
@@ -145,10 +131,6 @@ async def test_post_tool_use_continue_false_stops_the_run() -> None:
     assert result.subtype != "error_max_turns"
 
 
-@pytest.mark.xfail(
-    reason="a subagent's loop fires SessionStart and UserPromptSubmit as if a new session",
-    strict=True,
-)
 async def test_subagent_does_not_fire_session_start_or_user_prompt_submit() -> None:
     events: list[str] = []
 
@@ -179,9 +161,6 @@ async def test_subagent_does_not_fire_session_start_or_user_prompt_submit() -> N
 # --------------------------------------------------------------------------- numbers
 
 
-@pytest.mark.xfail(
-    reason="duration_api_ms of the parent leaves out its subagents' model time", strict=True
-)
 async def test_duration_api_ms_includes_subagent_model_time() -> None:
     async def answer(request: ModelRequest) -> Any:
         if "subagent" in request.system:
@@ -204,10 +183,6 @@ async def test_duration_api_ms_includes_subagent_model_time() -> None:
     assert result.duration_api_ms >= 300
 
 
-@pytest.mark.xfail(
-    reason="result text of a structured run concatenates the rejected earlier answers",
-    strict=True,
-)
 async def test_structured_result_text_is_only_the_accepted_answer() -> None:
     schema = {"type": "object", "properties": {"x": {"type": "integer"}}, "required": ["x"]}
     model = ScriptedModel([text("Let me think."), text('{"x": 1}')])
@@ -221,10 +196,6 @@ async def test_structured_result_text_is_only_the_accepted_answer() -> None:
 # --------------------------------------------------------------------------- Client races
 
 
-@pytest.mark.xfail(
-    reason="interrupt() right after query() is lost: the run clears the flag when it starts",
-    strict=True,
-)
 async def test_interrupt_right_after_query_stops_that_prompt() -> None:
     ran.clear()
     model = ScriptedModel([tool_call("touch", path="x"), text("done")])
@@ -237,10 +208,6 @@ async def test_interrupt_right_after_query_stops_that_prompt() -> None:
     assert ran == []
 
 
-@pytest.mark.xfail(
-    reason="disconnect() runs a queued, not yet started prompt to completion (tools included)",
-    strict=True,
-)
 async def test_disconnect_does_not_run_queued_prompts() -> None:
     ran.clear()
     model = ScriptedModel([tool_call("touch", path="x"), text("done")])
@@ -256,10 +223,6 @@ def blob() -> str:
     return " ".join(f"line{i}" for i in range(300))
 
 
-@pytest.mark.xfail(
-    reason="an interrupt during auto-compaction is ignored: the model is asked and tools run",
-    strict=True,
-)
 async def test_interrupt_during_compaction_is_honoured() -> None:
     ran.clear()
     compacting = asyncio.Event()
@@ -306,7 +269,6 @@ class ClosableModel(FunctionModel):
         self.closed = True
 
 
-@pytest.mark.xfail(reason="set_model() drops the old provider without closing it", strict=True)
 async def test_set_model_closes_the_replaced_model() -> None:
     first, second = ClosableModel("first"), ClosableModel("second")
     async with Client(base_options(first)) as client:
@@ -322,9 +284,6 @@ async def test_set_model_closes_the_replaced_model() -> None:
 # --------------------------------------------------------------------------- escapes
 
 
-@pytest.mark.xfail(
-    reason="a bad thinking dict raises TypeError out of the stream after init", strict=True
-)
 async def test_bad_thinking_option_ends_with_an_error_result() -> None:
     model = ScriptedModel([text("hi")])
     messages: list[Message] = []
@@ -333,10 +292,6 @@ async def test_bad_thinking_option_ends_with_an_error_result() -> None:
     assert isinstance(messages[-1], ResultMessage) and messages[-1].is_error
 
 
-@pytest.mark.xfail(
-    reason="hook inputs never carry transcript_path (assemble never passes it to the gate)",
-    strict=True,
-)
 async def test_hook_inputs_carry_the_transcript_path() -> None:
     seen: list[dict[str, Any]] = []
 
@@ -357,10 +312,6 @@ async def test_hook_inputs_carry_the_transcript_path() -> None:
     assert all(Path(i.get("transcript_path", "")).is_file() for i in seen)
 
 
-@pytest.mark.xfail(
-    reason="a session store failure in record() escapes agent_loop as an exception",
-    strict=True,
-)
 async def test_store_failure_ends_with_an_error_result(tmp_path: Path) -> None:
     from loopwright.sessions.jsonl import JSONLStore
 
@@ -390,10 +341,6 @@ async def test_store_failure_ends_with_an_error_result(tmp_path: Path) -> None:
 REVIEWER = AgentDefinition(description="Reviews code", prompt="Review only.")
 
 
-@pytest.mark.xfail(
-    reason="a subagent is handed the parent's StructuredOutput tool it has no use for",
-    strict=True,
-)
 async def test_subagent_does_not_get_the_structured_output_tool() -> None:
     schema = {"type": "object", "properties": {"x": {"type": "integer"}}, "required": ["x"]}
     model = ScriptedModel(
@@ -416,10 +363,6 @@ async def test_subagent_does_not_get_the_structured_output_tool() -> None:
     assert "StructuredOutput" not in [t.name for t in model.requests[1].tools]
 
 
-@pytest.mark.xfail(
-    reason="a subagent's ToolSearch loads tools into the parent's registry, not its own",
-    strict=True,
-)
 async def test_tool_search_inside_a_subagent_loads_for_the_subagent() -> None:
     from loopwright.mcp import create_sdk_mcp_server
 
@@ -451,10 +394,6 @@ async def test_tool_search_inside_a_subagent_loads_for_the_subagent() -> None:
     assert isinstance(messages[-1], ResultMessage)
 
 
-@pytest.mark.xfail(
-    reason="permission denials inside a subagent are missing from the result's list",
-    strict=True,
-)
 async def test_subagent_denials_are_listed_in_the_result() -> None:
     model = ScriptedModel(
         [
@@ -477,10 +416,6 @@ async def test_subagent_denials_are_listed_in_the_result() -> None:
     assert [d["tool_name"] for d in result.permission_denials] == ["touch"]
 
 
-@pytest.mark.xfail(
-    reason="the gate's stop_reason from an earlier prompt is reported for a later interrupt",
-    strict=True,
-)
 async def test_interrupting_denial_reports_its_own_reason_not_a_stale_one() -> None:
     calls = 0
 
@@ -511,10 +446,6 @@ async def test_interrupting_denial_reports_its_own_reason_not_a_stale_one() -> N
     assert "stopped by the first hook" not in " ".join(result.errors)
 
 
-@pytest.mark.xfail(
-    reason="a non-LoopwrightError from the model during compaction escapes the stream",
-    strict=True,
-)
 async def test_model_crash_during_compaction_ends_with_an_error_result() -> None:
     def answer(request: ModelRequest) -> Any:
         if "working memory" in request.system:  # the summariser

@@ -326,6 +326,8 @@ class ToolGate(Protocol):
 class OpenGate:
     """Lets every call run unchanged (used when no permission policy is configured)."""
 
+    stop_reason: str | None = None
+
     async def before(self, tool: Tool, input: dict[str, Any], ctx: ToolContext) -> GateDecision:
         return GateDecision(True, input)
 
