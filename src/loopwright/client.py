@@ -93,7 +93,7 @@ class Client:
         self.options = options or Options()
         self._runtime: Runtime | None = None
         self._inbox: asyncio.Queue[Prompt | None] = asyncio.Queue()
-        self._outbox: asyncio.Queue[Message | BaseException] = asyncio.Queue()
+        self._outbox: asyncio.Queue[Message | BaseException | None] = asyncio.Queue()
         self._worker: asyncio.Task[None] | None = None
         self._busy = False
 
@@ -136,9 +136,8 @@ class Client:
         self._inbox.put_nowait(prompt)
 
     async def receive_messages(self) -> AsyncIterator[Message]:
-        """Every message, as the worker produces them (runs until you stop reading)."""
-        while True:
-            item = await self._outbox.get()
+        """Every message, as the worker produces them, until the client disconnects."""
+        while (item := await self._outbox.get()) is not None:
             if isinstance(item, BaseException):
                 raise item
             yield item
@@ -194,6 +193,7 @@ class Client:
                 self._runtime.interrupt()
             await asyncio.gather(self._worker, return_exceptions=True)
             self._worker = None
+            self._outbox.put_nowait(None)  # readers still waiting end here
         if self._runtime is not None:
             await self._runtime.aclose()
             self._runtime = None

@@ -72,8 +72,13 @@ def _child_runtime(
     model = parent.model
     if definition.model not in (None, "inherit"):
         model = with_retries(resolve_model(definition.model), parent.options)
+    budget = parent.options.max_budget_usd
+    spent = parent.run_totals.cost_usd
+    if budget is not None and spent is not None:
+        budget = max(0.0, budget - spent)  # what the parent has left, not a fresh budget
     options = dataclasses.replace(
         parent.options,
+        max_budget_usd=budget,
         max_turns=definition.max_turns,
         effort=definition.effort or parent.options.effort,
         output_format=None,
@@ -121,6 +126,10 @@ async def _run(
             await ctx.emit(message)
         elif isinstance(message, ResultMessage):
             result = message
+    if child.model is not parent.model:  # a model of its own: its HTTP client ends here
+        closer = getattr(child.model, "aclose", None)
+        if closer is not None:
+            await closer()
     if result is None:  # pragma: no cover - the loop always ends with a result
         return ToolResult.error(f"subagent {name!r} ended without a result")
     if result.is_error:

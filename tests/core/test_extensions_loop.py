@@ -363,3 +363,38 @@ async def test_subagent_hooks_fire_around_the_subagent(tmp_path: Path) -> None:
         ),
     )
     assert events == [("SubagentStart", "reviewer"), ("SubagentStop", "reviewer")]
+
+
+async def test_subagent_spends_only_what_the_parent_has_left() -> None:
+    from loopwright.cost import ModelPrice, register_price
+
+    register_price("budget-test-model", ModelPrice(1_000_000.0, 0.0, 0.0, 0.0))  # $10 a call
+    model = ScriptedModel(
+        [
+            tool_call("Agent", description="r", prompt="look around", subagent_type="reviewer"),
+            tool_call("look", path="a"),  # subagent: $10 of the $15 left
+            tool_call("look", path="b"),  # subagent: $20 ≥ $15, it stops here
+            text("parent goes on"),
+        ],
+        name="budget-test-model",
+    )
+    options = Options(
+        permission_mode="bypassPermissions",
+        model=model,
+        tools=[look, "Agent"],
+        agents={"reviewer": REVIEWER},
+        max_budget_usd=25.0,
+        setting_sources=[],
+    )
+    messages = await collect("go", options)
+    agent_result = [
+        b
+        for m in messages
+        if isinstance(m, UserMessage) and m.parent_tool_use_id is None
+        for b in m.blocks
+        if isinstance(b, ToolResultBlock)
+    ][0]
+    assert agent_result.is_error and "error_max_budget_usd" in agent_result.text
+    result = messages[-1]
+    assert isinstance(result, ResultMessage) and result.subtype == "error_max_budget_usd"
+    assert result.total_cost_usd == pytest.approx(40.0)

@@ -78,6 +78,9 @@ class AgentTool:
     # consecutive read-only calls concurrently); each subagent's own tool calls still go
     # through its own permission checks.
     read_only: bool = True
+    # A subagent is bounded by its own turns, budget and tool timeouts; the executor's
+    # per-call timeout (10 minutes by default) would cut long delegated tasks short.
+    timeout_seconds: float = 24 * 3600.0
 
     @property
     def description(self) -> str:
