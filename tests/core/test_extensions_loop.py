@@ -387,13 +387,13 @@ async def test_subagent_spends_only_what_the_parent_has_left() -> None:
         setting_sources=[],
     )
     messages = await collect("go", options)
-    agent_result = [
+    agent_result = next(
         b
         for m in messages
         if isinstance(m, UserMessage) and m.parent_tool_use_id is None
         for b in m.blocks
         if isinstance(b, ToolResultBlock)
-    ][0]
+    )
     assert agent_result.is_error and "error_max_budget_usd" in agent_result.text
     result = messages[-1]
     assert isinstance(result, ResultMessage) and result.subtype == "error_max_budget_usd"
