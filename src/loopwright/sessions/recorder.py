@@ -11,7 +11,14 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from loopwright.messages import ConversationMessage, Message, StreamEvent, Usage, new_uuid
+from loopwright.messages import (
+    ConversationMessage,
+    Message,
+    ResultMessage,
+    StreamEvent,
+    Usage,
+    new_uuid,
+)
 from loopwright.sessions.base import SessionNotFoundError, SessionStore, project_key
 from loopwright.sessions.entries import Entry, message_entry, meta_entry
 from loopwright.sessions.transcript import RestoredSession, StateSnapshot, chain, restore
@@ -26,6 +33,11 @@ class SessionRecorder:
         self.store = store
         self.session_id = session_id
         self._last = parent_uuid
+        # Messages recorded during the current run: recording one again (the loop's
+        # cancellation path re-records the history's last message) must not write a second
+        # entry. A ResultMessage ends the run; a message object reused in a later run
+        # (the same UserMessage sent twice) is recorded again, as it was sent again.
+        self._this_run: set[str] = set()
 
     @property
     def last_uuid(self) -> str | None:
@@ -38,12 +50,16 @@ class SessionRecorder:
 
     async def message(self, message: Message) -> None:
         """Record a stream message as it is yielded (partial deltas are not kept)."""
-        if isinstance(message, StreamEvent):
+        if isinstance(message, StreamEvent) or message.uuid in self._this_run:
             return
         await self.store.append(
             self.session_id, message_entry(self.session_id, message, self._last)
         )
         self._last = message.uuid
+        if isinstance(message, ResultMessage):
+            self._this_run.clear()
+        else:
+            self._this_run.add(message.uuid)
 
     async def state(self, snapshot: StateSnapshot) -> None:
         """Record todos, read files and cumulative totals (at turn end, before sync)."""

@@ -9,6 +9,7 @@ history before it. Usage that assistant messages reported after the last ``state
 
 from __future__ import annotations
 
+import bisect
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -132,30 +133,41 @@ class RestoredSession:
 
 
 def chain(entries: Sequence[Entry], resume_at: str | None = None) -> list[Entry]:
-    """The message/state/compact entries from the root to the leaf (or ``resume_at``)."""
-    by_uuid: dict[str, Entry] = {}
-    last: Entry | None = None
-    for entry in entries:
-        if entry.kind != "meta" and entry.uuid not in by_uuid:
-            by_uuid[entry.uuid] = entry
-            last = entry
+    """The message/state/compact entries from the root to the leaf (or ``resume_at``).
+
+    A uuid can occur more than once: a retried append writes the same entry again, and a
+    message object sent twice (the same ``UserMessage`` passed to two queries) is recorded
+    twice with different parents. Each parent link therefore resolves to the newest entry
+    with that uuid *before* the child, which follows every branch exactly as it was written
+    and can never loop.
+    """
+    positions: dict[str, list[int]] = {}
+    leaf: int | None = None
+    for index, entry in enumerate(entries):
+        if entry.kind != "meta":
+            positions.setdefault(entry.uuid, []).append(index)
+            leaf = index
     if resume_at is not None:
-        last = by_uuid.get(resume_at)
-        if last is None:
+        found = positions.get(resume_at)
+        if not found:
             raise SessionError(
                 f"resume_at={resume_at!r} is not a message of this session; pass the uuid of "
                 "one of its messages (see get_session_messages)"
             )
+        leaf = found[-1]
     path: list[Entry] = []
-    seen: set[str] = set()
-    while last is not None and last.uuid not in seen:
-        path.append(last)
-        seen.add(last.uuid)
-        if last.parent_uuid is None:
-            break
-        last = by_uuid.get(last.parent_uuid)
+    while leaf is not None:
+        entry = entries[leaf]
+        path.append(entry)
+        parent = entry.parent_uuid
+        leaf = _newest_before(positions.get(parent, []), leaf) if parent is not None else None
     path.reverse()
     return path
+
+
+def _newest_before(positions: list[int], limit: int) -> int | None:
+    index = bisect.bisect_left(positions, limit) - 1
+    return positions[index] if index >= 0 else None
 
 
 class _Totals:
@@ -269,7 +281,11 @@ def _count_usage(payload: dict[str, Any], totals: _Totals) -> None:
     usage = payload.get("usage")
     content = payload.get("content")
     blocks: list[Any] = content if isinstance(content, list) else []
-    tool_turn = any(isinstance(b, dict) and b.get("type") == "tool_use" for b in blocks)
+    # Turns are the session's own: a subagent's tool calls are its turns, not the parent's
+    # (the loop's num_turns counts them the same way).
+    tool_turn = not payload.get("parent_tool_use_id") and any(
+        isinstance(b, dict) and b.get("type") == "tool_use" for b in blocks
+    )
     model = str(payload.get("model") or "")
     totals.add(model, Usage.from_dict(usage) if isinstance(usage, dict) else Usage(), tool_turn)
 

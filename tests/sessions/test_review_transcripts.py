@@ -1,0 +1,90 @@
+"""Review findings: message uuids that occur twice, and turns counted on resume."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from loopwright.messages import (
+    AssistantMessage,
+    ResultMessage,
+    TextBlock,
+    ToolResultBlock,
+    ToolUseBlock,
+    Usage,
+    UserMessage,
+)
+from loopwright.sessions import JSONLStore, SessionRecorder, StateSnapshot, restore
+
+
+@pytest.fixture
+def store(tmp_path: Path) -> JSONLStore:
+    return JSONLStore(tmp_path, cwd="/p")
+
+
+def _result_message() -> ResultMessage:
+    return ResultMessage(
+        subtype="success",
+        is_error=False,
+        num_turns=0,
+        session_id="s",
+        duration_ms=0,
+        duration_api_ms=0,
+        total_cost_usd=0.0,
+        usage=Usage(),
+    )
+
+
+def _text(message: AssistantMessage | UserMessage) -> str:
+    if isinstance(message.content, str):
+        return message.content
+    return "".join(b.text for b in message.content if isinstance(b, TextBlock))
+
+
+async def test_a_prompt_object_sent_twice_keeps_everything_between(store: JSONLStore) -> None:
+    rec = SessionRecorder(store, "s")
+    ping = UserMessage("ping")  # one object, queried twice
+    middle = [AssistantMessage([TextBlock("a")]), UserMessage("middle")]
+    last = AssistantMessage([TextBlock("c")])
+    for message in (ping, middle[0], _result_message(), middle[1]):
+        await rec.message(message)
+    await rec.message(AssistantMessage([TextBlock("b")]))
+    await rec.message(_result_message())
+    await rec.message(ping)
+    await rec.message(last)
+    texts = [
+        m.content if isinstance(m.content, str) else m.content[0].text  # type: ignore[union-attr]
+        for m in restore(await store.load("s")).messages
+    ]
+    assert texts == ["ping", "a", "middle", "b", "ping", "c"]
+
+
+async def test_a_message_recorded_again_in_the_same_run_is_written_once(
+    store: JSONLStore,
+) -> None:
+    rec = SessionRecorder(store, "s")
+    results = UserMessage([ToolResultBlock("c1", "ok")])
+    await rec.message(UserMessage("task"))
+    await rec.message(AssistantMessage([ToolUseBlock("c1", "Bash", {})]))
+    await rec.message(results)
+    await rec.state(StateSnapshot())
+    await rec.message(results)  # the loop's cancellation path re-records the last message
+    uuids = [e.uuid for e in await store.load("s") if e.kind == "message"]
+    assert len(uuids) == len(set(uuids)) == 3
+
+
+async def test_resume_does_not_count_a_subagents_tool_calls_as_turns(store: JSONLStore) -> None:
+    rec = SessionRecorder(store, "s")
+    call = AssistantMessage([ToolUseBlock("t1", "Agent", {"prompt": "look"})], usage=Usage(1, 1))
+    inner = AssistantMessage(
+        [ToolUseBlock("i1", "Read", {"file_path": "/x"})],
+        parent_tool_use_id="t1",
+        usage=Usage(7, 3),
+    )
+    await rec.message(UserMessage("task"))
+    await rec.message(call)
+    await rec.message(inner)  # killed while the subagent ran its tool
+    restored = restore(await store.load("s"))
+    assert restored.num_turns == 1  # the parent's Agent call; the subagent's Read is its own
+    assert restored.usage == Usage(8, 4)  # but the subagent's spend is the parent's
