@@ -6,6 +6,7 @@ decision, while a wrong entry would approve writes silently.
 
 from __future__ import annotations
 
+import glob
 import os
 from pathlib import Path
 
@@ -70,19 +71,42 @@ _WRITING_FLAGS: dict[str, tuple[str, ...]] = {
     "file": ("-C", "--compile"),
     "git": ("--output", "-o", "--ext-diff", "--exec"),
 }
+# Short options that take a value: in a cluster, the letters after one are its value.
+_SHORT_WITH_VALUE: dict[str, str] = {"sort": "ktST", "date": "dfrI", "file": "mefFP"}
 
 
 def is_read_only(command: SimpleCommand) -> bool:
     if not command.words:
         return True
     name = os.path.basename(command.name)
-    flags = _WRITING_FLAGS.get(name)
-    if flags and any(w.startswith(flags) for w in command.words[1:]):
+    if _has_writing_flag(name, command.words[1:]):
         return False
     if name == "git":
         # Global options (-c, -C, --exec-path…) can run programs: only plain subcommands.
         return len(command.words) > 1 and command.words[1] in _READ_ONLY_GIT
     return name in READ_ONLY_COMMANDS
+
+
+def _has_writing_flag(name: str, args: tuple[str, ...]) -> bool:
+    """A writing flag, spelled alone, glued to its value, or inside a cluster of short
+    options (``sort -ruo FILE`` is ``sort -r -u -o FILE``)."""
+    flags = _WRITING_FLAGS.get(name)
+    if not flags:
+        return False
+    letters = {flag[1] for flag in flags if len(flag) == 2}
+    takes_value = _SHORT_WITH_VALUE.get(name, "")
+    for word in args:
+        if word == "--":
+            return False
+        if word.startswith(flags):
+            return True
+        if word.startswith("-") and not word.startswith("--"):
+            for letter in word[1:]:
+                if letter in letters:
+                    return True
+                if letter in takes_value:
+                    break  # the rest of the word is this option's value
+    return False
 
 
 def shell_is_read_only(analysis: ShellAnalysis) -> bool:
@@ -102,10 +126,26 @@ def args_inside(
     *,
     every_arg: bool,
 ) -> bool:
-    """Path arguments stay within the working dirs. ``every_arg`` treats each non-flag
-    argument as a path (for mkdir/cp…); otherwise only path-looking ones count. Values
-    the shell would still expand ($VAR, `cmd`, {a,b}, ~user) are unknown, so outside."""
+    """Path arguments stay within the working dirs, wherever an earlier ``cd`` on the line
+    may have moved the command. ``every_arg`` treats each non-flag argument as a path
+    (for mkdir/cp…); otherwise only path-looking ones count. Values the shell would still
+    expand ($VAR, `cmd`, {a,b}, ~user) are unknown, so outside; globs are expanded."""
+    if not command.cwd_known or command.args_from_stdin:
+        return False
     dirs = tuple(Path(d) for d in working_dirs)
+    for base in (Path(cwd), *command.cd_dirs):
+        paths = arg_paths(command, base, every_arg=every_arg)
+        if paths is None:
+            return False
+        if not all(inside_any(spell(p, base, Path(home)), dirs) for p in paths):
+            return False
+    return True
+
+
+def arg_paths(command: SimpleCommand, cwd: Path, *, every_arg: bool) -> list[str] | None:
+    """The arguments of ``command`` that name files, as the shell would pass them (globs
+    expanded against ``cwd``); None when one cannot be known before it runs."""
+    paths: list[str] = []
     for word in command.words[1:]:
         candidate = _flag_value(word) if word.startswith("-") else word
         if candidate is None:
@@ -113,18 +153,31 @@ def args_inside(
         if any(ch in candidate for ch in "$`{") or (
             candidate.startswith("~") and not candidate.startswith("~/") and candidate != "~"
         ):
-            return False
+            return None
+        if any(ch in candidate for ch in "*?["):
+            # The shell expands it before the command sees it; a match may be a symlink
+            # out of the tree, a protected file, or a file a deny rule covers.
+            paths.extend(expand_glob(candidate, cwd) or [candidate])
+            continue
         # An existing name counts too: it may be a symlink that points out of the tree.
         looks_like_path = (
             "/" in candidate
             or candidate.startswith((".", "~"))
             or os.path.lexists(os.path.join(cwd, candidate))
         )
-        if not (looks_like_path or (every_arg and not word.startswith("-"))):
-            continue
-        if not inside_any(spell(candidate, Path(cwd), Path(home)), dirs):
-            return False
-    return True
+        if looks_like_path or (every_arg and not word.startswith("-")):
+            paths.append(candidate)
+    return paths
+
+
+def expand_glob(pattern: str, cwd: Path) -> list[str]:
+    """What bash's pathname expansion gives for ``pattern`` in ``cwd`` (no dotglob)."""
+    if pattern.startswith("~/"):
+        return []
+    try:
+        return sorted(glob.glob(pattern, root_dir=cwd))[:1000]
+    except (OSError, ValueError):
+        return []
 
 
 def _flag_value(word: str) -> str | None:

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any, Literal
 from urllib.parse import urlsplit
 
+from loopwright.permissions.commands import expand_glob
 from loopwright.permissions.paths import PathSpellings, inside_any, rule_matches_path, spell
 from loopwright.permissions.rules import (
     EDIT_TOOLS,
@@ -67,7 +68,20 @@ _FILE_READERS = frozenset(
         "diff",
         "sort",
         "uniq",
+        # Moving, linking or archiving a file exposes its content under another name.
+        "mv",
+        "ln",
+        "tar",
+        "zip",
+        "gzip",
+        "rsync",
+        "install",
     }
+)
+# Bash commands that create or change the files they name: Edit deny rules apply to their
+# arguments (these include the ones acceptEdits approves on its own).
+_FILE_WRITERS = frozenset(
+    {"mkdir", "touch", "mv", "cp", "tee", "ln", "rm", "rmdir", "truncate", "install", "rsync"}
 )
 
 
@@ -196,19 +210,28 @@ def restrictive_match(rule: PermissionRule, facts: CallFacts) -> bool:
 
 
 def _matches_shell_files(rule: PermissionRule, facts: CallFacts) -> bool:
-    """Read/Edit deny rules also cover files that Bash commands visibly read or write."""
+    """Read/Edit deny rules also cover files that Bash commands visibly read or write:
+    as written, as their globs expand, and from every directory a ``cd`` may lead to."""
     if facts.shell is None or rule.specifier is None or rule.tool not in ("Read", "Edit"):
         return False
+    bases = [facts.cwd]
     targets: list[str] = list(facts.shell.redirect_targets)
     if rule.tool == "Read":
         targets.extend(facts.shell.input_sources)
-        for command in facts.shell.commands:
-            if os.path.basename(command.name) in _FILE_READERS:
-                targets.extend(w for w in command.words[1:] if not w.startswith("-"))
-    return any(
-        rule_matches_path(rule, spell(t, facts.cwd, facts.home), facts.cwd, facts.home)
-        for t in targets
-    )
+    for command in facts.shell.commands:
+        bases.extend(command.cd_dirs)
+        name = os.path.basename(command.name)
+        readers = _FILE_READERS if rule.tool == "Read" else _FILE_WRITERS
+        if name in readers:
+            targets.extend(w for w in command.words[1:] if not w.startswith("-"))
+    for base in dict.fromkeys(bases):
+        for target in targets:
+            expanded = expand_glob(target, base) if any(c in target for c in "*?[") else []
+            for path in (target, *expanded):
+                spelled = spell(path, base, facts.home)
+                if rule_matches_path(rule, spelled, facts.cwd, facts.home):
+                    return True
+    return False
 
 
 def allow_match(rule: PermissionRule, facts: CallFacts) -> bool:

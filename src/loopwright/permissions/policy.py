@@ -15,6 +15,7 @@ from typing import Any, Literal, TypeAlias, get_args
 from loopwright.options import PermissionMode
 from loopwright.permissions.commands import (
     ACCEPT_EDITS_COMMANDS,
+    arg_paths,
     args_inside,
     is_read_only,
     shell_is_read_only,
@@ -160,7 +161,7 @@ class PermissionPolicy:
             return False
         for command in facts.shell.commands:
             if command.name in ACCEPT_EDITS_COMMANDS:
-                if any(is_protected(w) for w in command.words[1:]) or not args_inside(
+                if _touches_protected(command, facts) or not args_inside(
                     command, facts.cwd, facts.home, facts.working_dirs, every_arg=True
                 ):
                     return False
@@ -232,6 +233,17 @@ def is_protected(path: str) -> bool:
     return any(p in _PROTECTED_PARTS for p in parts) or bool(
         parts and parts[-1] in _PROTECTED_NAMES
     )
+
+
+def _touches_protected(command: SimpleCommand, facts: CallFacts) -> bool:
+    """Any argument, as written or as its glob expands, names a protected file."""
+    if any(is_protected(w) for w in command.words[1:]):
+        return True
+    for base in (facts.cwd, *command.cd_dirs):
+        paths = arg_paths(command, base, every_arg=True)
+        if paths is None or any(is_protected(p) for p in paths):
+            return True
+    return False
 
 
 def _first(rules: Sequence[PermissionRule], facts: CallFacts) -> PermissionRule | None:

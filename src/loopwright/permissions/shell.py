@@ -64,6 +64,13 @@ class SimpleCommand:
     # The command as the model wrote it (quotes kept, wrappers dropped), so a rule written
     # with its own quoting, like Bash(git commit -m "wip"), can match it as typed.
     source_text: str = ""
+    # Directories an earlier ``cd`` on the same line may have moved it to (besides the
+    # call's cwd); relative paths are judged against each. False: a ``cd`` we cannot
+    # follow (no argument, ``-``, a variable…) came first, so its directory is unknown.
+    cd_dirs: tuple[Path, ...] = ()
+    cwd_known: bool = True
+    # Run through xargs: its real arguments arrive on stdin and cannot be checked.
+    args_from_stdin: bool = False
 
     @property
     def text(self) -> str:
@@ -108,6 +115,8 @@ class _Collector:
     inputs: list[str] = field(default_factory=list[str])
     unsafe: list[str] = field(default_factory=list[str])
     changes_dir: bool = False
+    # Where later commands may run after ``cd``s seen so far; None once one is unknowable.
+    cd_dirs: list[Path] | None = field(default_factory=list[Path])
     source: str = ""
 
 
@@ -254,7 +263,42 @@ def _add_command(
         _check_command(stripped, out, depth)
     for candidate in (stripped, strip_wrapper_flags(words)):
         _nested_deny_texts(candidate, out, depth)
-    out.commands.append(SimpleCommand(tuple(stripped), tuple(variants), source_text))
+    via_xargs = any(os.path.basename(w) == "xargs" for w in words[: len(words) - len(stripped)])
+    out.commands.append(
+        SimpleCommand(
+            tuple(stripped),
+            tuple(variants),
+            source_text,
+            tuple(out.cd_dirs or ()),
+            out.cd_dirs is not None,
+            via_xargs,
+        )
+    )
+    if stripped:
+        _follow_cd(stripped, out)
+
+
+def _follow_cd(words: list[str], out: _Collector) -> None:
+    """Record where a ``cd`` moves later commands. Subshells and pipelines may undo it,
+    so later commands are judged against the old directories *and* the new one."""
+    name = os.path.basename(words[0])
+    if name not in ("cd", "pushd", "popd") or out.cd_dirs is None:
+        return
+    args = [w for w in words[1:] if w not in ("-P", "-L", "-e", "-@", "--")]
+    target = args[0] if len(args) == 1 and name != "popd" else None
+    if (
+        target is None
+        or target == "-"
+        or target.startswith("~")
+        or any(ch in target for ch in "$`*?[{")
+    ):
+        out.cd_dirs = None  # home, OLDPWD, the dir stack, an expansion: unknown
+        return
+    bases = [out.cwd, *out.cd_dirs]
+    moved = (Path(os.path.normpath(os.path.join(str(b), target))) for b in bases)
+    out.cd_dirs = list(dict.fromkeys([*out.cd_dirs, *moved]))
+    if len(out.cd_dirs) > 32:
+        out.cd_dirs = None  # too many possibilities to check: treat as unknown
 
 
 def _check_command(words: list[str], out: _Collector, depth: int) -> None:

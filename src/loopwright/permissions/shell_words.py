@@ -136,6 +136,9 @@ def strip_wrappers(words: list[str]) -> tuple[list[str], list[str]]:
                     return current, notes  # a lookup, not a run
                 current = _skip_options(args, with_value=set())
             case "env":
+                if any(_env_reshapes(arg) for arg in args if arg.startswith("-")):
+                    # -S splits a string into a new command line; -C runs it elsewhere.
+                    notes.append("env -S/-C changes what runs or where it runs")
                 rest = _skip_options(args, with_value={"-u", "--unset", "-C", "--chdir", "-S"})
                 bad = [w.split("=", 1)[0] for w in rest if "=" in w and not w.startswith("-")]
                 bad = [b for b in bad if b not in SAFE_ASSIGNMENTS]
@@ -152,6 +155,12 @@ def strip_wrappers(words: list[str]) -> tuple[list[str], list[str]]:
             case _:
                 break
     return current, notes
+
+
+def _env_reshapes(flag: str) -> bool:
+    if flag.startswith("--"):
+        return flag.startswith(("--split-string", "--chdir"))
+    return "S" in flag or "C" in flag.split("u", 1)[0]
 
 
 def strip_wrapper_flags(words: list[str]) -> list[str]:

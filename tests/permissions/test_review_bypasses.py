@@ -1,0 +1,82 @@
+"""Bypasses found in the security review, each pinned to the decision it must get.
+
+"allow": runs without asking; "deny": refused without asking; "ask": handed to the callback.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from loopwright.permissions import PermissionMode
+from permissions.permission_helpers import Project, Recorder, decide, make_gate
+
+DENY = ["Read(./.env)", "Read(secrets/**)", "Edit(./config/**)", "Bash(rm *)"]
+
+DEFAULT_CASES: list[tuple[str, str, str]] = [
+    # a cd earlier on the line moves where relative paths point
+    ("bare-cd-then-home-file", "cd && cat .ssh/id_rsa", "ask"),
+    ("cd-dash-then-read", "cd - && cat x", "ask"),
+    ("cd-var-then-read", "cd $HOME && cat .bashrc", "ask"),
+    ("cd-into-denied-dir", "cd secrets && cat key", "deny"),
+    ("cd-into-denied-dir-semicolon", "cd secrets; head -n1 key", "deny"),
+    ("subshell-cd-then-climb", "(cd src); cat ../../outside/file", "ask"),
+    ("cd-inside-then-read", "cd src && cat app.py", "allow"),
+    # env can rebuild the command line or change its directory
+    ("env-split-string", "env -S 'curl evil.example'", "ask"),
+    ("env-chdir", "env -C / cat etc/shadow", "ask"),
+    ("env-chdir-long", "env --chdir=/ cat etc/shadow", "ask"),
+    # xargs feeds arguments the policy never sees
+    ("xargs-cat-denied-file", "echo .env | xargs cat", "ask"),
+    ("xargs-cat-escaped-path", "printf '\\x2fetc\\x2fshadow' | xargs cat", "ask"),
+    # writing flags hidden in a cluster of short options
+    ("sort-clustered-output", "printf x | sort -ruo .git/config", "ask"),
+    ("sort-clustered-output-inside", "sort -uo notes.txt src/app.py", "ask"),
+    ("date-clustered-set", "date -us 2020-01-01", "ask"),
+    ("sort-key-value-not-output", "sort -k2o src/app.py", "allow"),
+    # globs expand to files deny rules cover, or through symlinks out of the tree
+    ("glob-question-denied-file", "cat .en?", "deny"),
+    ("glob-star-denied-file", "cat .e*", "deny"),
+    ("glob-denied-dir", "cat s*/key", "deny"),
+    ("glob-through-symlink-out", "cat esc*", "ask"),
+    ("glob-inside", "cat src/*.py", "allow"),
+]
+
+ACCEPT_EDITS_CASES: list[tuple[str, str, str]] = [
+    ("touch-denied-dir", "touch config/new", "deny"),
+    ("cp-onto-denied-file", "cp src/app.py config/app.yml", "deny"),
+    ("mkdir-denied-dir", "mkdir config/x", "deny"),
+    ("mv-denied-read-file", "mv .env notes.txt", "deny"),
+    ("cp-glob-into-git-hooks", "cp src/app.py .gi*/", "ask"),
+    ("cp-inside", "cp src/app.py src/copy.py", "allow"),
+]
+
+
+@pytest.mark.parametrize(
+    ("command", "expected"),
+    [(c, e) for _, c, e in DEFAULT_CASES],
+    ids=[i for i, _, _ in DEFAULT_CASES],
+)
+async def test_default_mode_bypass_attempt(project: Project, command: str, expected: str) -> None:
+    gate = make_gate(project.root, deny=DENY, callback=Recorder())
+    outcome, _ = await decide(gate, "Bash", {"command": command}, project.root)
+    assert outcome == expected
+
+
+@pytest.mark.parametrize(
+    ("command", "expected"),
+    [(c, e) for _, c, e in ACCEPT_EDITS_CASES],
+    ids=[i for i, _, _ in ACCEPT_EDITS_CASES],
+)
+async def test_accept_edits_bypass_attempt(project: Project, command: str, expected: str) -> None:
+    gate = make_gate(project.root, deny=DENY, mode="acceptEdits", callback=Recorder())
+    outcome, _ = await decide(gate, "Bash", {"command": command}, project.root)
+    assert outcome == expected
+
+
+@pytest.mark.parametrize("mode", ["plan", "default"])
+async def test_clustered_sort_output_is_not_read_only(
+    project: Project, mode: PermissionMode
+) -> None:
+    gate = make_gate(project.root, mode=mode, callback=Recorder())
+    outcome, _ = await decide(gate, "Bash", {"command": "echo x | sort -ro out"}, project.root)
+    assert outcome == "ask"
