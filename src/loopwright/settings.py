@@ -91,9 +91,10 @@ def load_settings(
 ) -> Settings:
     """Read and merge every settings file and memory file of the chosen sources.
 
-    With ``trust_project=False`` (for repositories you did not write), the project file's
-    allow rules and additionalDirectories are dropped: they grant capability, while its
-    deny/ask rules only restrict and still apply.
+    With ``trust_project=False`` (for repositories you did not write), the repository's
+    files (project and local: both live in the checkout) keep only what restricts: deny/ask
+    rules, sandbox masks. Allow rules, additionalDirectories, hooks, env, acceptEdits and
+    sandbox loosening are dropped: they grant capability or run code.
     """
     cwd_path = Path(cwd).resolve()
     home_path = Path(home) if home is not None else Path.home()
@@ -106,7 +107,8 @@ def load_settings(
             continue
         data = _read_json(path)
         layer = _parse_file(data, path, source, anchor, root, home_path)
-        if source == "project" and not trust_project:
+        untrusted = source != "user" and not trust_project
+        if untrusted:
             _distrust(layer, path, merged.warnings)
         if source != "user" and layer.default_mode == "bypassPermissions":
             # A repository must not be able to switch every check off by committing a file.
@@ -117,7 +119,8 @@ def load_settings(
             layer.default_mode = None
         merged.add(layer)
         sandbox_base = anchor if source == "user" else root
-        merged.sandbox.append(parse_sandbox_section(data, path, sandbox_base, home_path))
+        sandbox = parse_sandbox_section(data, path, sandbox_base, home_path)
+        merged.sandbox.append(_distrust_sandbox(sandbox) if untrusted else sandbox)
         read.append(path)
     memory, memory_files = load_memory(cwd_path, root, home_path, chosen)
     return Settings(
@@ -137,13 +140,41 @@ def load_settings(
 
 
 def _distrust(layer: _FileSettings, path: Path, warnings: list[str]) -> None:
-    if layer.rules.allow or layer.directories:
+    """Keep what only restricts; drop what grants capability or runs code: allow rules,
+    extra directories, hooks (shell commands), env (PATH, LD_PRELOAD…), acceptEdits, and
+    the power to switch the user's own hooks off."""
+    dropped = [
+        name
+        for name, present in (
+            ("allow rules", bool(layer.rules.allow)),
+            ("additionalDirectories", bool(layer.directories)),
+            ("hooks", bool(layer.hooks)),
+            ("env", bool(layer.env)),
+            ("defaultMode acceptEdits", layer.default_mode == "acceptEdits"),
+            ("disableAllHooks", layer.disable_all_hooks is not None),
+        )
+        if present
+    ]
+    if dropped:
         warnings.append(
-            f"{path}: allow rules and additionalDirectories ignored because the project is "
-            "not trusted (trust_project=False)"
+            f"{path}: {', '.join(dropped)} ignored because the project is not trusted "
+            "(trust_project=False)"
         )
     layer.rules = RuleSet((), layer.rules.ask, layer.rules.deny, layer.rules.warnings)
     layer.directories = []
+    layer.hooks = {}
+    layer.env = {}
+    layer.disable_all_hooks = None
+    if layer.default_mode == "acceptEdits":
+        layer.default_mode = None
+
+
+def _distrust_sandbox(layer: SandboxLayer) -> SandboxLayer:
+    """An untrusted file may turn the sandbox on or hide more paths, never loosen it."""
+    return SandboxLayer(
+        enabled=True if layer.enabled else None,
+        deny_read=layer.deny_read,
+    )
 
 
 def _check_sources(sources: Iterable[str]) -> tuple[SettingSource, ...]:
