@@ -1,0 +1,141 @@
+"""One loopwright session as a DBOS workflow, and the ways to start one.
+
+The workflow builds the session's runtime, puts each model call and each tool call behind
+a DBOS step, and runs the ordinary agent loop. When a crashed process comes back, DBOS runs
+the workflow again from the top: every step that had completed returns its recorded output
+instead of running, so the loop walks back to where it stopped and goes on from there.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import importlib
+from typing import Any
+
+from dbos import DBOS, Queue, SetWorkflowID, WorkflowHandleAsync
+
+from loopwright.assemble import resolve_model
+from loopwright.client import open_runtime
+from loopwright.errors import ConfigurationError, LoopwrightError
+from loopwright.loop import agent_loop
+from loopwright.messages import ResultMessage, UserMessage
+from loopwright.options import Options
+
+from .model import DurableModel
+from .tools import durable_tools
+
+SESSION_WORKFLOW_NAME = "loopwright.session"
+
+# The default queue (registered by launch_durable): every process that launched DBOS on the
+# same system database takes sessions from it.
+SESSION_QUEUE_NAME = "loopwright_sessions"
+
+# Options as given to a durable run: the Options themselves (stored pickled, so their
+# callables must be importable module-level functions), or "package.module:attribute"
+# naming Options or a function returning them, for options no pickle can carry (@tool
+# objects, closures): each worker rebuilds them from its own code.
+OptionsSource = Options | str
+
+
+@DBOS.workflow(name=SESSION_WORKFLOW_NAME)
+async def session_workflow(prompt: str, options: OptionsSource) -> dict[str, Any]:
+    """The workflow: returns the run's ResultMessage as a dict."""
+    result = await _run_session(prompt, resolve_options(options), DBOS.workflow_id)
+    return result.to_dict()
+
+
+async def _run_session(prompt: str, options: Options, workflow_id: str | None) -> ResultMessage:
+    provider = resolve_model(options.model)
+    options = dataclasses.replace(
+        options,
+        model=provider,
+        session_id=options.session_id or workflow_id,
+        # The system database is the durable record; a transcript would be written again,
+        # line by line, on every replay of the workflow.
+        persist_session=False,
+    )
+    rt = await open_runtime(options)
+    rt.model = DurableModel(rt.model, provider)
+    rt.tools = durable_tools(rt.tools, options.tool_timeout_seconds)
+    result: ResultMessage | None = None
+    try:
+        async for message in agent_loop(rt, UserMessage(prompt)):
+            if isinstance(message, ResultMessage):
+                result = message
+    finally:
+        await rt.aclose()
+    if result is None:  # pragma: no cover - the loop always ends with a result
+        raise LoopwrightError("the durable run produced no result message")
+    return result
+
+
+def resolve_options(source: OptionsSource) -> Options:
+    if isinstance(source, Options):
+        return source
+    module_name, _, attribute = source.partition(":")
+    if not module_name or not attribute:
+        raise ConfigurationError(
+            f"options reference {source!r} must look like 'package.module:attribute'"
+        )
+    found: Any = getattr(importlib.import_module(module_name), attribute)
+    value: Any = found() if callable(found) else found
+    if not isinstance(value, Options):
+        raise ConfigurationError(
+            f"{source} gave {type(value).__name__}, not loopwright Options; point it at "
+            "Options or at a function that returns them"
+        )
+    return value
+
+
+async def start_session(
+    prompt: str, options: OptionsSource, *, workflow_id: str | None = None
+) -> WorkflowHandleAsync[dict[str, Any]]:
+    """Start a durable session in this process; the handle's result is the ResultMessage
+    dict. Starting again with the ID of a session that exists returns that session."""
+    if workflow_id is None:
+        return await DBOS.start_workflow_async(session_workflow, prompt, options)
+    with SetWorkflowID(workflow_id):
+        return await DBOS.start_workflow_async(session_workflow, prompt, options)
+
+
+async def durable_run(
+    prompt: str, options: OptionsSource, *, workflow_id: str | None = None
+) -> ResultMessage:
+    """Like :func:`loopwright.client.run`, as a workflow that survives a crash."""
+    handle = await start_session(prompt, options, workflow_id=workflow_id)
+    return result_of(await handle.get_result())
+
+
+async def enqueue_session(
+    prompt: str,
+    options: OptionsSource,
+    *,
+    workflow_id: str | None = None,
+    queue_name: str = SESSION_QUEUE_NAME,
+) -> WorkflowHandleAsync[dict[str, Any]]:
+    """Put a session on a queue that every worker on the same system database serves."""
+    queue = await _queue(queue_name)
+    if workflow_id is None:
+        return await queue.enqueue_async(session_workflow, prompt, options)
+    with SetWorkflowID(workflow_id):
+        return await queue.enqueue_async(session_workflow, prompt, options)
+
+
+async def _queue(name: str) -> Queue:
+    queue = await DBOS.retrieve_queue_async(name)
+    if queue is None:
+        raise ConfigurationError(
+            f"no DBOS queue named {name!r}: launch_durable() registers {SESSION_QUEUE_NAME!r}; "
+            "register others with DBOS.register_queue() after launching"
+        )
+    return queue
+
+
+async def session_result(workflow_id: str) -> ResultMessage:
+    """Wait for a session started here or by any worker (after a recovery too)."""
+    handle: WorkflowHandleAsync[dict[str, Any]] = await DBOS.retrieve_workflow_async(workflow_id)
+    return result_of(await handle.get_result())
+
+
+def result_of(record: dict[str, Any]) -> ResultMessage:
+    return ResultMessage.from_dict(record)

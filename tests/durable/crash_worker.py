@@ -1,0 +1,53 @@
+"""A worker process for the durable tests: runs, queues or recovers one session.
+
+    python crash_worker.py DATABASE_URL WORKDIR SCRIPT WORKFLOW_ID start|queue|recover
+
+``start`` starts the session in this process, ``queue`` puts it on the session queue
+(which this process also serves), ``recover`` only launches DBOS, which resumes the
+pending session, and waits for it. The ResultMessage is printed as one JSON line.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import sys
+
+from loopwright.durable import (
+    enqueue_session,
+    launch_durable,
+    session_result,
+    shutdown_durable,
+    start_session,
+)
+from loopwright.options import Options
+
+PROMPT = "do the work"
+
+
+def session_options(workdir: str, script: str) -> Options:
+    return Options(
+        model=f"scripted:{script}",
+        tools=["Bash"],
+        permission_mode="bypassPermissions",
+        setting_sources=[],
+        cwd=workdir,
+    )
+
+
+async def main(database_url: str, workdir: str, script: str, workflow_id: str, mode: str) -> None:
+    await launch_durable(database_url)
+    try:
+        options = session_options(workdir, script)
+        if mode == "start":
+            await start_session(PROMPT, options, workflow_id=workflow_id)
+        elif mode == "queue":
+            await enqueue_session(PROMPT, options, workflow_id=workflow_id)
+        result = await session_result(workflow_id)
+        print(json.dumps(result.to_dict()), flush=True)
+    finally:
+        shutdown_durable()
+
+
+if __name__ == "__main__":
+    asyncio.run(main(*sys.argv[1:6]))

@@ -1,0 +1,107 @@
+"""A durable session survives kill -9 in the middle of a tool call.
+
+A worker process runs a scripted session whose first Bash call appends a line to a file
+and whose second call blocks. The worker is killed with SIGKILL while the second call
+runs; a new worker launches DBOS, which recovers the session: completed steps (the first
+model call, the first tool call, the second model call) are replayed from the system
+database, the interrupted tool call runs again, and the session finishes.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+pytest.importorskip(
+    "dbos", reason="DURABLE TESTS NOT RUN: the dbos package is missing (pip install dbos)"
+)
+
+WORKER = Path(__file__).with_name("crash_worker.py")
+
+# The second call blocks only the first time it runs: after recovery it finishes at once.
+SCRIPT = """\
+- tool_call: {name: Bash, input: {command: "echo once >> {{cwd}}/first.log"}}
+- tool_call:
+    name: Bash
+    input:
+      command: >-
+        echo run >> {{cwd}}/second.log;
+        if [ ! -e {{cwd}}/blocked ]; then echo $$ > {{cwd}}/blocked; exec sleep 60; fi
+- text: done
+"""
+
+
+def _worker(database_url: str, workdir: Path, script: Path, mode: str) -> list[str]:
+    return [sys.executable, str(WORKER), database_url, str(workdir), str(script), "wf-1", mode]
+
+
+def _wait_for(path: Path, process: subprocess.Popen[str], seconds: float) -> None:
+    deadline = time.monotonic() + seconds
+    while not (path.exists() and path.read_text().strip()):
+        if process.poll() is not None:
+            raise AssertionError(f"the worker exited early: {process.communicate()}")
+        if time.monotonic() > deadline:
+            raise AssertionError(f"{path.name} did not appear within {seconds} s")
+        time.sleep(0.05)
+
+
+def _crash_and_recover(database_url: str, tmp_path: Path) -> dict[str, Any]:
+    workdir = tmp_path / "work"
+    workdir.mkdir()
+    script = tmp_path / "script.yaml"
+    script.write_text(SCRIPT)
+    first = subprocess.Popen(
+        _worker(database_url, workdir, script, "start"),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        _wait_for(workdir / "blocked", first, seconds=30)
+    finally:
+        first.kill()  # SIGKILL: no cleanup, no chance to record anything more
+        first.communicate()
+    blocker = int((workdir / "blocked").read_text())
+    try:
+        os.kill(blocker, signal.SIGKILL)  # the tool's own process outlives the worker
+    except ProcessLookupError:
+        pass
+    recovered = subprocess.run(
+        _worker(database_url, workdir, script, "recover"),
+        capture_output=True,
+        text=True,
+        timeout=45,
+    )
+    assert recovered.returncode == 0, recovered.stderr
+    result: dict[str, Any] = json.loads(recovered.stdout.strip().splitlines()[-1])
+    result["first_log"] = (workdir / "first.log").read_text().splitlines()
+    result["second_log"] = (workdir / "second.log").read_text().splitlines()
+    return result
+
+
+def _assert_resumed_at_last_step(outcome: dict[str, Any]) -> None:
+    assert outcome["subtype"] == "success", outcome["errors"]
+    assert outcome["result"] == "done"
+    assert outcome["num_turns"] == 2
+    # Completed before the crash: replayed from the record, never run again.
+    assert outcome["first_log"] == ["once"]
+    # Cut off by the crash: run again on recovery.
+    assert outcome["second_log"] == ["run", "run"]
+
+
+def test_killed_session_resumes_on_sqlite(tmp_path: Path) -> None:
+    outcome = _crash_and_recover(f"sqlite:///{tmp_path / 'dbos.sqlite'}", tmp_path)
+    _assert_resumed_at_last_step(outcome)
+
+
+def test_killed_session_resumes_on_postgres(postgres_url: str, tmp_path: Path) -> None:
+    outcome = _crash_and_recover(postgres_url, tmp_path)
+    _assert_resumed_at_last_step(outcome)
