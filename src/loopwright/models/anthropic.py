@@ -328,6 +328,19 @@ def map_error(exc: BaseException, *, mid_stream: bool) -> ModelError:
     return ModelError(f"Anthropic call failed: {exc!r}", kind="other")
 
 
+_STREAM_ERROR_KINDS: dict[str, ModelErrorKind] = {
+    "overloaded_error": "overloaded",
+    "rate_limit_error": "rate_limit",
+    "timeout_error": "timeout",
+    "api_error": "stream",
+    "invalid_request_error": "invalid_request",
+    "request_too_large": "invalid_request",
+    "authentication_error": "authentication",
+    "permission_error": "authentication",
+    "billing_error": "other",
+    "not_found_error": "invalid_request",
+}
+
 _HINTS: dict[str, str] = {
     "authentication": " — check ANTHROPIC_API_KEY (or the credentials for ANTHROPIC_BASE_URL)",
     "context_window_exceeded": " — the conversation must be compacted to fit",
@@ -341,11 +354,14 @@ def _status_error(exc: anthropic.APIStatusError) -> ModelError:
     retry_after = retry_after_seconds(exc.response.headers)
     kind: ModelErrorKind
     if status < 400:
-        # An ``error`` SSE event after a 200: the SDK reports the stream's status code.
-        kind = "overloaded" if error_type == "overloaded_error" else "stream"
-        if error_type == "rate_limit_error":
-            kind = "rate_limit"
-        return ModelError(f"Anthropic stream error ({error_type}): {message}", kind=kind)
+        # An ``error`` SSE event after a 200: the SDK reports the stream's status code, so
+        # the error type is all there is to go by. Only transient types are retried: a
+        # request the API refused mid-stream would be refused again.
+        kind = _STREAM_ERROR_KINDS.get(error_type, "stream")
+        if kind == "invalid_request" and is_context_overflow(message):
+            kind = "context_window_exceeded"
+        hint = _HINTS.get(kind, "")
+        return ModelError(f"Anthropic stream error ({error_type}): {message}{hint}", kind=kind)
     if status == 429:
         kind = "rate_limit"
     elif status == 529 or error_type == "overloaded_error":
