@@ -104,8 +104,11 @@ def interpret_exit(event: str, code: int, stdout: str, stderr: str, label: str) 
         elif event == "PermissionRequest":
             return parsed or {}  # exit 2 is not a decision for this event
         else:
-            blocked.setdefault("decision", "block")
-            blocked.setdefault("reason", reason)
+            # Exit 2 blocks whatever the JSON says; its reason is used only when the JSON
+            # itself blocked.
+            if blocked.get("decision") not in ("block", "deny") or not blocked.get("reason"):
+                blocked["reason"] = reason
+            blocked["decision"] = "block"
         return blocked
     if parsed is not None:
         return parsed  # a valid JSON object decides, whatever the exit code

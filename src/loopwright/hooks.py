@@ -249,6 +249,8 @@ class HookRunner:
                     f"unknown hook event {event!r}; use one of: {', '.join(HOOK_EVENTS)}"
                 )
             self.matchers[event] = [_as_matcher(entry) for entry in entries]
+            for matcher in self.matchers[event]:
+                check_matcher(matcher.matcher)
 
     def has(self, event: HookEvent) -> bool:
         return any(m.hooks for m in self.matchers.get(event, ()))
@@ -324,6 +326,20 @@ class HookRunner:
                 "expected a dict (return {} to do nothing)"
             )
         return produced
+
+
+def check_matcher(pattern: str | None) -> None:
+    """Raise ValueError for a regex matcher that does not compile: it would never match,
+    and a policy hook that silently never runs fails open."""
+    text = (pattern or "").strip()
+    if text in ("", "*") or re.fullmatch(r"[\w\s,|-]+", text):
+        return
+    try:
+        re.compile(text)
+    except re.error as exc:
+        raise ValueError(
+            f"hook matcher {pattern!r} is not a valid regular expression: {exc}"
+        ) from exc
 
 
 def _as_matcher(entry: HookMatcher | Mapping[str, Any]) -> HookMatcher:

@@ -21,7 +21,7 @@ from typing import Any, Literal, TypeAlias, cast
 
 from loopwright.errors import SettingsError
 from loopwright.hook_commands import CommandHook
-from loopwright.hooks import HOOK_EVENTS, HookCallback, HookMatcher
+from loopwright.hooks import HOOK_EVENTS, HookCallback, HookMatcher, check_matcher
 from loopwright.permissions.policy import PERMISSION_MODES, PermissionMode
 from loopwright.permissions.rules import RuleSet, RuleSyntaxError
 from loopwright.sandbox.bwrap import SandboxSettings
@@ -337,6 +337,10 @@ def _matcher_group(group: Any, where: str, project_dir: Path, source: str) -> Ho
     matcher = group.get("matcher")
     if matcher is not None and not isinstance(matcher, str):
         raise SettingsError(f"{where}.matcher must be a string")
+    try:
+        check_matcher(matcher)
+    except ValueError as exc:
+        raise SettingsError(f"{where}: {exc}") from exc
     handlers: list[HookCallback] = []
     for index, handler in enumerate(cast(list[Any], group["hooks"])):
         handlers.append(_command_hook(handler, f"{where}.hooks[{index}]", project_dir, source))

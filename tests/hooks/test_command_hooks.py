@@ -8,6 +8,9 @@ import time
 from pathlib import Path
 from typing import Any
 
+import pytest
+
+from loopwright.errors import SettingsError
 from loopwright.hook_commands import CommandHook
 from loopwright.hooks import HookMatcher, HookRunner, hook_input
 from loopwright.permissions import PermissionGate, PermissionPolicy
@@ -205,3 +208,27 @@ if "prod" in data["tool_input"]["command"]:
     allowed = await gate.before(bash, {"command": "deploy staging"}, ctx)
     assert not denied.allowed and denied.message.endswith("no production deploys")
     assert allowed.allowed
+
+
+async def test_exit_2_blocks_even_when_stdout_json_approves(tmp_path: Path) -> None:
+    body = 'print(json.dumps({"decision": "approve"})); print("not yet", file=sys.stderr)\n'
+    command = script(tmp_path, "approve_but_2", body + "sys.exit(2)")
+    payload = hook_input("UserPromptSubmit", session_id="s1", cwd="/", prompt="hi")
+    outcome = await run_one(CommandHook(command), "UserPromptSubmit", payload)
+    assert outcome.blocked and outcome.reason == "not yet"
+
+
+def test_a_matcher_that_is_not_a_valid_regex_is_a_settings_error(tmp_path: Path) -> None:
+    hooks = {"PreToolUse": [{"matcher": "Bash(", "hooks": [{"command": "true"}]}]}
+    (tmp_path / ".claude").mkdir()
+    (tmp_path / ".claude" / "settings.json").write_text(json.dumps({"hooks": hooks}))
+    with pytest.raises(SettingsError, match=r"hooks.PreToolUse\[0\].*regular expression"):
+        load_settings(tmp_path, ["project"], home=tmp_path / "home")
+
+
+def test_an_invalid_regex_matcher_is_refused_by_the_runner() -> None:
+    async def hook(data: Any, tool_use_id: str | None, ctx: Any) -> dict[str, Any]:
+        return {}
+
+    with pytest.raises(ValueError, match="not a valid regular expression"):
+        HookRunner({"PreToolUse": [HookMatcher("mcp__[", [hook])]})
