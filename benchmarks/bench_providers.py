@@ -105,7 +105,17 @@ async def _session_ms(model: Any) -> float:
 
     started = time.perf_counter()
     result = await run(
-        "go", Options(model=model, tools=[_noop_tool()], allowed_tools=["noop"], max_retries=0)
+        "go",
+        # No transcript, no settings files: the same footing as the in-memory scripted
+        # figure in bench_core (which also reports what the JSONL transcript adds).
+        Options(
+            model=model,
+            tools=[_noop_tool()],
+            allowed_tools=["noop"],
+            max_retries=0,
+            persist_session=False,
+            setting_sources=[],
+        ),
     )
     elapsed = time.perf_counter() - started
     assert result.num_turns == TURNS and not result.is_error, result
