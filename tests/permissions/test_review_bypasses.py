@@ -39,6 +39,16 @@ DEFAULT_CASES: list[tuple[str, str, str]] = [
     ("glob-denied-dir", "cat s*/key", "deny"),
     ("glob-through-symlink-out", "cat esc*", "ask"),
     ("glob-inside", "cat src/*.py", "allow"),
+    # a glob can expand to a file named like a flag (-delete, --output=x, --pre=sh)
+    ("find-unquoted-glob", "find config/*", "ask"),
+    ("rg-unquoted-glob", "rg x config/*", "ask"),
+    ("find-quoted-glob", "find . -name '*.py'", "allow"),
+    # flags that read the paths listed on stdin or in a file
+    ("sort-files0-from-stdin", "printf '\\x2fetc\\x2fshadow\\0' | sort --files0-from=-", "ask"),
+    ("wc-files0-from", "wc --files0-from=list", "ask"),
+    ("file-files-from", "file -f -", "ask"),
+    # git in another directory runs that repository's config and hooks
+    ("cd-then-git", "cd src && git status", "ask"),
 ]
 
 ACCEPT_EDITS_CASES: list[tuple[str, str, str]] = [

@@ -64,15 +64,19 @@ _READ_ONLY_GIT = frozenset(
 ACCEPT_EDITS_COMMANDS = frozenset({"mkdir", "touch", "mv", "cp"})
 # Flags that make an otherwise read-only command write a file or run a program.
 _WRITING_FLAGS: dict[str, tuple[str, ...]] = {
-    "sort": ("-o", "--output", "--compress-program"),
+    "sort": ("-o", "--output", "--compress-program", "--files0-from"),
     "tree": ("-o",),
     "rg": ("--pre",),
     "date": ("-s", "--set"),
-    "file": ("-C", "--compile"),
+    "file": ("-C", "--compile", "-m", "--magic-file", "-f", "--files-from"),
     "git": ("--output", "-o", "--ext-diff", "--exec"),
+    # Flags that open paths named elsewhere (stdin, a list file): unchecked reads.
+    "wc": ("--files0-from",),
+    "du": ("--files0-from",),
+    "find": ("-files0-from",),
 }
 # Short options that take a value: in a cluster, the letters after one are its value.
-_SHORT_WITH_VALUE: dict[str, str] = {"sort": "ktST", "date": "dfrI", "file": "mefFP"}
+_SHORT_WITH_VALUE: dict[str, str] = {"sort": "ktST", "date": "dfrI", "file": "eFP"}
 
 
 def is_read_only(command: SimpleCommand) -> bool:
@@ -81,7 +85,12 @@ def is_read_only(command: SimpleCommand) -> bool:
     name = os.path.basename(command.name)
     if _has_writing_flag(name, command.words[1:]):
         return False
+    if name in _WRITING_FLAGS and _unquoted_glob(command.source_text or command.text):
+        # A glob may expand to a file named like a flag (``-delete``, ``--output=x``).
+        return False
     if name == "git":
+        if command.cd_dirs or not command.cwd_known:
+            return False  # git in another directory runs that repository's hooks/config
         # Global options (-c, -C, --exec-path…) can run programs: only plain subcommands.
         return len(command.words) > 1 and command.words[1] in _READ_ONLY_GIT
     return name in READ_ONLY_COMMANDS
@@ -106,6 +115,25 @@ def _has_writing_flag(name: str, args: tuple[str, ...]) -> bool:
                     return True
                 if letter in takes_value:
                     break  # the rest of the word is this option's value
+    return False
+
+
+def _unquoted_glob(text: str) -> bool:
+    """Whether the shell would glob-expand something in ``text`` (outside quotes)."""
+    quote_char = ""
+    escaped = False
+    for char in text:
+        if escaped:
+            escaped = False
+        elif char == "\\" and quote_char != "'":
+            escaped = True
+        elif quote_char:
+            if char == quote_char:
+                quote_char = ""
+        elif char in "'\"":
+            quote_char = char
+        elif char in "*?[":
+            return True
     return False
 
 
