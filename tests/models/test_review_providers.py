@@ -2,16 +2,20 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
+from anthropic.types.message_create_params import MessageCreateParamsStreaming
 
 from loopwright.errors import ModelError
-from loopwright.messages import UserMessage
+from loopwright.messages import AssistantMessage, ToolResultBlock, ToolUseBlock, UserMessage
 from loopwright.models.anthropic import AnthropicModel
 from loopwright.models.base import ModelRequest, RetryNotice
 from loopwright.models.retry import RetryingModel
 from loopwright.models.scripted import text
 from loopwright.testing.fake_anthropic import FakeAnthropicServer, stream_error
 
+from ._validate import validate
 from .conftest import collect
 
 MODEL = "claude-sonnet-5-5"
@@ -59,3 +63,30 @@ async def test_a_request_refused_mid_stream_is_not_retried() -> None:
         served = server.served
     assert not any(isinstance(e, RetryNotice) for e in events)
     assert served == 1
+
+
+async def test_foreign_tool_ids_are_sent_to_anthropic_in_a_form_it_accepts() -> None:
+    # Some OpenAI-compatible servers mint ids like "functions.Read:0"; a session that
+    # falls back (or switches) to Claude must still be accepted, with pairs intact.
+    history: list[AssistantMessage | UserMessage] = [
+        UserMessage("read both"),
+        AssistantMessage(
+            [
+                ToolUseBlock("functions.Read:0", "Read", {"path": "/a"}),
+                ToolUseBlock("functions.Read.0", "Read", {"path": "/b"}),
+            ]
+        ),
+        UserMessage(
+            [ToolResultBlock("functions.Read:0", "a"), ToolResultBlock("functions.Read.0", "b")]
+        ),
+    ]
+    with FakeAnthropicServer([text("done")]) as server:
+        model = AnthropicModel(MODEL, api_key="k", base_url=server.base_url)
+        await collect(model, ModelRequest(MODEL, "", history))
+        await model.aclose()
+        body = server.requests[0].body
+    calls = [b["id"] for b in body["messages"][1]["content"]]
+    results = [b["tool_use_id"] for b in body["messages"][2]["content"]]
+    assert all(re.fullmatch(r"[a-zA-Z0-9_-]+", call_id) for call_id in calls)
+    assert calls == results and len(set(calls)) == 2
+    validate(MessageCreateParamsStreaming, body)

@@ -6,6 +6,8 @@ when a task budget is set); tests validate it against those SDK TypedDicts.
 
 from __future__ import annotations
 
+import hashlib
+import re
 from typing import Any
 
 from loopwright.messages import (
@@ -27,6 +29,22 @@ _MIN_THINKING_BUDGET = 1024
 _CACHE: dict[str, Any] = {"type": "ephemeral"}
 
 PROVIDER = "anthropic"
+_TOOL_ID = re.compile(r"^[a-zA-Z0-9_-]+$")
+_NOT_TOOL_ID = re.compile(r"[^a-zA-Z0-9_-]")
+
+
+def wire_tool_id(call_id: str) -> str:
+    """A tool_use id the Messages API accepts (``^[a-zA-Z0-9_-]+$``).
+
+    Ids minted by other providers can hold other characters (``functions.Read:0`` from
+    some OpenAI-compatible servers), and a session can change provider mid-way (fallback,
+    set_model). The same mapping is applied to tool_use and tool_result, so pairs still
+    match; a hash of the original keeps distinct ids distinct.
+    """
+    if _TOOL_ID.match(call_id):
+        return call_id
+    digest = hashlib.sha256(call_id.encode()).hexdigest()[:8]
+    return f"{_NOT_TOOL_ID.sub('_', call_id)}_{digest}"
 
 
 def build_body(request: ModelRequest, model: str) -> tuple[dict[str, Any], list[str]]:
@@ -146,7 +164,10 @@ def _user_block(block: ContentBlock) -> dict[str, Any] | None:
         case ImageBlock():
             return _image(block)
         case ToolResultBlock():
-            result: dict[str, Any] = {"type": "tool_result", "tool_use_id": block.tool_use_id}
+            result: dict[str, Any] = {
+                "type": "tool_result",
+                "tool_use_id": wire_tool_id(block.tool_use_id),
+            }
             if isinstance(block.content, str):
                 if block.content:
                     result["content"] = block.content
@@ -174,7 +195,7 @@ def _assistant_block(block: ContentBlock) -> dict[str, Any] | None:
         case ToolUseBlock():
             return {
                 "type": "tool_use",
-                "id": block.id,
+                "id": wire_tool_id(block.id),
                 "name": block.name,
                 "input": block.input if block.raw_input is None else {},
             }
