@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -15,7 +16,13 @@ from loopwright.messages import (
     Usage,
     UserMessage,
 )
-from loopwright.sessions import JSONLStore, SessionRecorder, StateSnapshot, restore
+from loopwright.sessions import (
+    JSONLStore,
+    SessionRecorder,
+    StateSnapshot,
+    fork_session,
+    restore,
+)
 
 
 @pytest.fixture
@@ -88,3 +95,13 @@ async def test_resume_does_not_count_a_subagents_tool_calls_as_turns(store: JSON
     restored = restore(await store.load("s"))
     assert restored.num_turns == 1  # the parent's Agent call; the subagent's Read is its own
     assert restored.usage == Usage(8, 4)  # but the subagent's spend is the parent's
+
+
+async def test_forking_through_the_api_leaves_no_file_open(tmp_path: Path) -> None:
+    home = JSONLStore(cwd=tmp_path)
+    await SessionRecorder(home, "s").message(UserMessage("task"))
+    await home.aclose()
+    before = len(os.listdir("/proc/self/fd"))
+    for _ in range(5):
+        await fork_session("s", cwd=tmp_path)
+    assert len(os.listdir("/proc/self/fd")) == before

@@ -138,4 +138,9 @@ async def fork_session(
     up_to: str | None = None,
 ) -> str:
     """Copy a session to a new id (optionally only up to message ``up_to``)."""
-    return await _fork_session(_store(store, cwd), session_id, up_to=up_to)
+    chosen = _store(store, cwd)
+    try:
+        return await _fork_session(chosen, session_id, up_to=up_to)
+    finally:
+        if store is None:  # ours: release the file the copy was written through
+            await chosen.aclose()
