@@ -5,8 +5,11 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
+from loopwright.hooks import HookMatcher
 from loopwright.permissions import PermissionMode
 from permissions.permission_helpers import Project, Recorder, decide, make_gate
 
@@ -90,3 +93,47 @@ async def test_clustered_sort_output_is_not_read_only(
     gate = make_gate(project.root, mode=mode, callback=Recorder())
     outcome, _ = await decide(gate, "Bash", {"command": "echo x | sort -ro out"}, project.root)
     assert outcome == "ask"
+
+
+CRITICAL_REMOVALS = [
+    "rm -rf ~",
+    "rm -rf /",
+    "rm -rf .",
+    "rm -rf ..",
+    "rm -rf $HOME",
+    "rmdir /usr/",
+    "sh -c 'rm -rf ~'",
+    "echo $(rm -rf /)",
+    "cd .. && rm -rf proj",
+]
+
+
+@pytest.mark.parametrize("command", CRITICAL_REMOVALS)
+async def test_bypass_mode_still_asks_before_removing_a_critical_path(
+    project: Project, command: str
+) -> None:
+    gate = make_gate(project.root, mode="bypassPermissions", callback=Recorder())
+    outcome, _ = await decide(gate, "Bash", {"command": command}, project.root)
+    assert outcome == "ask"
+
+
+async def test_an_allow_rule_does_not_approve_removing_home(project: Project) -> None:
+    gate = make_gate(project.root, allow=["Bash(rm *)"], callback=Recorder())
+    assert (await decide(gate, "Bash", {"command": "rm -rf ~"}, project.root))[0] == "ask"
+    assert (await decide(gate, "Bash", {"command": "rm -rf src"}, project.root))[0] == "allow"
+
+
+async def test_a_hook_allow_does_not_approve_removing_the_root(project: Project) -> None:
+    async def approve(data: Any, tool_use_id: str | None, ctx: Any) -> dict[str, Any]:
+        return {
+            "hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "allow"}
+        }
+
+    hooks = {"PreToolUse": [HookMatcher("Bash", [approve])]}
+    gate = make_gate(project.root, hooks=hooks, callback=Recorder())
+    assert (await decide(gate, "Bash", {"command": "rm -rf /"}, project.root))[0] == "ask"
+
+
+async def test_dont_ask_mode_denies_a_critical_removal_even_when_allowed(project: Project) -> None:
+    gate = make_gate(project.root, allow=["Bash"], mode="dontAsk", callback=Recorder())
+    assert (await decide(gate, "Bash", {"command": "rm -rf .."}, project.root))[0] == "deny"

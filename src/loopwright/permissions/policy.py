@@ -7,6 +7,7 @@ callback around it.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -27,6 +28,7 @@ from loopwright.permissions.matching import (
     command_allowed,
     restrictive_match,
 )
+from loopwright.permissions.paths import spell
 from loopwright.permissions.rules import PermissionRule, RuleSet
 from loopwright.permissions.shell import SimpleCommand
 
@@ -118,6 +120,9 @@ class PermissionPolicy:
             return Verdict("deny", f"denied by rule {rule.text}", rule.text)
         if (rule := _first(self.rules.ask, facts)) is not None:
             return self._ask(f"matches ask rule {rule.text}", rule.text)
+        if (target := critical_removal(facts)) is not None:
+            # No hook, mode or allow rule approves wiping /, home or a working dir.
+            return self._ask(f"it removes the critical path {target}")
         if hook_decision == "ask":
             return self._ask("a PreToolUse hook asked for confirmation")
         if hook_decision == "allow":
@@ -233,6 +238,55 @@ def is_protected(path: str) -> bool:
     return any(p in _PROTECTED_PARTS for p in parts) or bool(
         parts and parts[-1] in _PROTECTED_NAMES
     )
+
+
+_CRITICAL_SYSTEM_DIRS = frozenset(
+    {"/", "/bin", "/boot", "/dev", "/etc", "/home", "/lib", "/lib64", "/opt", "/proc", "/root"}
+    | {"/sbin", "/srv", "/sys", "/usr", "/var", "/tmp", "/Users", "/System", "/Applications"}
+)
+
+
+def critical_removal(facts: CallFacts) -> str | None:
+    """The critical path an ``rm``/``rmdir`` in the command would remove: the filesystem
+    root, a system directory, home, a working directory or one of their ancestors — or a
+    target the shell still has to expand ($HOME, ~user), which might be any of them."""
+    if facts.shell is None:
+        return None
+    critical = {*_CRITICAL_SYSTEM_DIRS, str(facts.home), os.path.realpath(facts.home)}
+    for directory in (*facts.working_dirs, facts.cwd):
+        for spelling in (str(directory), os.path.realpath(directory)):
+            critical.update(str(p) for p in (Path(spelling), *Path(spelling).parents))
+    # Parsed commands, plus every text deny rules see (inside sh -c, eval, substitutions,
+    # or split crudely when the parser gave up).
+    nested = (
+        SimpleCommand(tuple(t.strip("'\"") for t in text.split()), ())
+        for text in facts.shell.deny_texts
+        if not any(op in text for op in ("&&", "||", ";", "|", "&", "\n"))
+    )
+    for command in (*facts.shell.commands, *nested):
+        if os.path.basename(command.name) not in ("rm", "rmdir"):
+            continue
+        for word in command.words[1:]:
+            if word.startswith("-") and word != "-":
+                continue
+            if _critical_target(word, command, facts, critical):
+                return word
+    return None
+
+
+def _critical_target(
+    word: str, command: SimpleCommand, facts: CallFacts, critical: set[str]
+) -> bool:
+    unexpanded = word.startswith("~") and word != "~" and not word.startswith("~/")
+    if unexpanded or any(ch in word for ch in "$`"):
+        return True
+    if not command.cwd_known and not word.startswith("/"):
+        return True
+    for base in (facts.cwd, *command.cd_dirs):
+        spelled = spell(word, base, facts.home)
+        if any((p.rstrip("/") or "/") in critical for p in spelled.both):
+            return True
+    return False
 
 
 def _touches_protected(command: SimpleCommand, facts: CallFacts) -> bool:
