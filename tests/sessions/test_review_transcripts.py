@@ -20,6 +20,7 @@ from loopwright.sessions import (
     JSONLStore,
     SessionRecorder,
     StateSnapshot,
+    TranscriptCorruptError,
     fork_session,
     restore,
 )
@@ -105,3 +106,22 @@ async def test_forking_through_the_api_leaves_no_file_open(tmp_path: Path) -> No
     for _ in range(5):
         await fork_session("s", cwd=tmp_path)
     assert len(os.listdir("/proc/self/fd")) == before
+
+
+async def test_a_complete_bad_last_line_is_reported_now_not_after_the_next_append(
+    tmp_path: Path,
+) -> None:
+    store = JSONLStore(tmp_path, cwd="/p")
+    await SessionRecorder(store, "s").message(UserMessage("task"))
+    path = store.path_of("s")
+    assert path is not None
+    with path.open("ab") as handle:
+        handle.write(b'{"v":1,"kind":"message","oops"}\n')  # complete, so not a torn write
+    with pytest.raises(TranscriptCorruptError) as caught:
+        await store.load("s")
+    assert caught.value.line_number == 2
+    skipping = JSONLStore(tmp_path, cwd="/p", corrupt_lines="skip")
+    resumed = restore(await skipping.load("s"))
+    await SessionRecorder(skipping, "s", parent_uuid=resumed.last_uuid).message(UserMessage("more"))
+    await skipping.aclose()
+    assert [_text(m) for m in restore(await skipping.load("s")).messages] == ["task", "more"]

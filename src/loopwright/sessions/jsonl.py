@@ -224,7 +224,10 @@ def read_transcript(path: Path, corrupt_lines: CorruptLinePolicy = "error") -> E
     lines = data.split(b"\n")
     entries: list[Entry] = []
     warnings: list[str] = []
-    last_index = len(lines) - 1 if lines[-1] else len(lines) - 2
+    # Only a last line without its newline is torn: the newline is the last byte of every
+    # write. A complete line that does not parse is corruption wherever it is — dropping it
+    # as torn would let the next append bury it mid-file, failing every later load.
+    torn_index = len(lines) - 1 if lines[-1] else -1
     for index, raw in enumerate(lines):
         if not raw.strip():
             continue
@@ -232,7 +235,7 @@ def read_transcript(path: Path, corrupt_lines: CorruptLinePolicy = "error") -> E
             entries.append(Entry.from_dict(json.loads(raw)))
         except (ValueError, EntryFormatError) as exc:
             reason = f"not a valid transcript entry ({exc})"
-            if index == last_index:
+            if index == torn_index:
                 warnings.append(
                     f"{path}: dropped a torn last line ({len(raw)} bytes), most likely "
                     "from a crash mid-write; every complete line was kept"
