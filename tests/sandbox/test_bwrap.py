@@ -9,6 +9,7 @@ import subprocess
 import threading
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -62,7 +63,7 @@ def http_server() -> Iterator[int]:
             self.end_headers()
             self.wfile.write(body)
 
-        def log_message(self, *args: object) -> None:
+        def log_message(self, format: str, *args: Any) -> None:
             pass
 
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
@@ -209,3 +210,53 @@ def test_agent_and_git_config_stay_read_only_in_the_working_dir(
     assert (workdir / ".claude" / "settings.json").read_text() == "{}"
     assert (workdir / "ok.txt").read_text() == "fine\n"
     assert "Read-only file system" in out
+
+
+@pytest.fixture
+def host_unix_socket(tmp_path: Path) -> Iterator[str]:
+    """A Unix socket served on the host, like a Docker daemon or an ssh-agent."""
+    path = str(tmp_path / "host.sock")
+    server = socket.socket(socket.AF_UNIX)
+    server.bind(path)
+    server.listen(4)
+
+    def serve() -> None:
+        while True:
+            try:
+                client, _ = server.accept()
+            except OSError:
+                return
+            client.sendall(b"host-only")
+            client.close()
+
+    threading.Thread(target=serve, daemon=True).start()
+    yield path
+    server.close()
+
+
+_CONNECT = (
+    "python3 -c \"import socket; s = socket.socket(socket.AF_UNIX); s.connect('{path}'); "
+    'print(s.recv(20).decode())"'
+)
+
+
+def test_a_host_unix_socket_cannot_be_reached(
+    sandbox: BwrapSandbox, workdir: Path, host_unix_socket: str
+) -> None:
+    output = run(sandbox, _CONNECT.format(path=host_unix_socket), workdir)
+    assert "host-only" not in output and "Operation not permitted" in output
+    # Ordinary commands and socketpair-based IPC keep working under the filter.
+    assert "ok" in run(
+        sandbox, "python3 -c 'import socket; socket.socketpair(); print(\"ok\")'", workdir
+    )
+
+
+def test_unix_sockets_can_be_allowed_explicitly(
+    workdir: Path, tmp_path: Path, host_unix_socket: str
+) -> None:
+    settings = SandboxSettings(allow_unix_sockets=True)
+    box = BwrapSandbox(settings, [workdir], home=tmp_path / "home")
+    try:
+        assert "host-only" in run(box, _CONNECT.format(path=host_unix_socket), workdir)
+    finally:
+        box.close()

@@ -76,6 +76,9 @@ class SandboxSettings:
     masked_paths: tuple[str, ...] = DEFAULT_MASKED_PATHS
     # Variables kept although their names look secret (*KEY*, *SECRET*, *TOKEN*…).
     env_allowlist: tuple[str, ...] = ()
+    # Let commands open Unix sockets. Off by default: the host's socket files (Docker,
+    # D-Bus, tmux, ssh-agent) stay visible in the read-only root and lead straight out.
+    allow_unix_sockets: bool = False
 
 
 def find_bwrap() -> str | None:
@@ -140,7 +143,7 @@ class BwrapSandbox:
         clean_env = self.filter_env(env)
         if not self.available:
             return list(argv), clean_env
-        command = list(argv)
+        relay_socket, relay_port = "-", "-"
         if self.settings.allowed_domains:
             self._ensure_proxy()
             proxy_url = f"http://127.0.0.1:{_PROXY_PORT}"
@@ -148,8 +151,13 @@ class BwrapSandbox:
                 clean_env[name] = clean_env[name.lower()] = proxy_url
             clean_env.pop("NO_PROXY", None)
             clean_env.pop("no_proxy", None)
-            relay = [sys.executable, "-I", str(_RELAY), str(self.socket_path), str(_PROXY_PORT)]
-            command = [*relay, "--", *command]
+            relay_socket, relay_port = str(self.socket_path), str(_PROXY_PORT)
+        command = list(argv)
+        allow_unix = "1" if self.settings.allow_unix_sockets else "0"
+        if relay_socket != "-" or allow_unix == "0":
+            # relay.py starts the proxy relay and/or seals off Unix sockets, then execs.
+            launcher = [sys.executable, "-I", "-S", str(_RELAY), relay_socket, relay_port]
+            command = [*launcher, allow_unix, "--", *command]
         # /tmp stays visible read-only (a venv or checkout may live there); scratch space
         # is a private directory of this sandbox.
         clean_env["TMPDIR"] = str(self.scratch_dir)
