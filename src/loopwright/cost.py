@@ -3,7 +3,8 @@
 Unknown models cost ``None`` — never a guess. Users extend the table with
 :func:`register_price`. Keys are exact model ids or prefixes ending in ``*`` (the longest
 matching prefix wins, so ``claude-opus-5-5*`` beats ``claude-opus-5*``). A model string
-with a provider prefix (``anthropic:claude-…``) is priced by its bare id.
+with a provider prefix (``anthropic:claude-…``) is priced by its bare id; a colon that is
+part of the id (``ft:gpt-…``, ``llama3.1:8b``) is not a provider prefix.
 
 The table lists list prices (standard tier, no batch discount) as of ``PRICES_AS_OF``.
 Cache writes are priced at the 5-minute rate, which is what loopwright requests. OpenAI
@@ -126,8 +127,15 @@ def known_prices() -> dict[str, ModelPrice]:
     return dict(_PRICES)
 
 
+# Only these prefixes name a provider; other colons belong to the id itself (a fine-tuned
+# ``ft:gpt-4o-mini-…:org::id`` costs more than its base model, an Ollama ``llama3.1:8b`` is
+# not ``8b``), and such ids are priced only if registered.
+_PROVIDER_PREFIXES = ("anthropic:", "openai:", "openai-chat:", "scripted:")
+
+
 def price_of(model: str) -> ModelPrice | None:
-    bare = model.split(":", 1)[1] if ":" in model else model
+    prefix = next((p for p in _PROVIDER_PREFIXES if model.startswith(p)), "")
+    bare = model[len(prefix) :]
     for key in (model, bare):
         if key in _PRICES:
             return _PRICES[key]

@@ -7,8 +7,15 @@ import re
 import pytest
 from anthropic.types.message_create_params import MessageCreateParamsStreaming
 
+from loopwright.cost import cost_of, price_of
 from loopwright.errors import ModelError
-from loopwright.messages import AssistantMessage, ToolResultBlock, ToolUseBlock, UserMessage
+from loopwright.messages import (
+    AssistantMessage,
+    ToolResultBlock,
+    ToolUseBlock,
+    Usage,
+    UserMessage,
+)
 from loopwright.models.anthropic import AnthropicModel
 from loopwright.models.base import ModelRequest, RetryNotice
 from loopwright.models.retry import RetryingModel
@@ -90,3 +97,10 @@ async def test_foreign_tool_ids_are_sent_to_anthropic_in_a_form_it_accepts() -> 
     assert all(re.fullmatch(r"[a-zA-Z0-9_-]+", call_id) for call_id in calls)
     assert calls == results and len(set(calls)) == 2
     validate(MessageCreateParamsStreaming, body)
+
+
+def test_a_colon_inside_a_model_id_is_not_a_provider_prefix() -> None:
+    # A fine-tuned model bills more than its base model: unknown, so None, not a guess.
+    assert cost_of("ft:gpt-4o-mini-2024-07-18:acme::abc123", Usage(1000, 1000)) is None
+    assert price_of("openai-chat:gpt-4o") == price_of("gpt-4o") is not None
+    assert price_of("anthropic:claude-haiku-4-5") == price_of("claude-haiku-4-5") is not None
