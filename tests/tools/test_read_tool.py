@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import asyncio
 import base64
 import json
+import os
 from pathlib import Path
 
 from loopwright.messages import ImageBlock
@@ -137,3 +139,16 @@ async def test_a_huge_single_line_is_cut_and_counted(ctx: ToolContext, tmp_path:
     text = str(result.content)
     assert "     2\tsecond line" in text
     assert len(text) < 5000
+
+
+async def test_a_fifo_is_refused_instead_of_blocking(ctx: ToolContext, tmp_path: Path) -> None:
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    async with asyncio.timeout(5):
+        result = await ReadTool().call({"file_path": str(fifo)}, ctx)
+    assert result.is_error and "not a regular file" in str(result.content)
+
+
+async def test_a_device_is_refused(ctx: ToolContext) -> None:
+    result = await ReadTool().call({"file_path": "/dev/null"}, ctx)
+    assert result.is_error and "not a regular file" in str(result.content)

@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import base64
 import os
+import stat
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -181,6 +182,15 @@ def _read_sync(path: Path, input: dict[str, Any]) -> tuple[ToolResult, bool | No
     if path.is_dir():
         return (
             ToolResult.error(f"{path} is a directory; list it with Bash (ls) or Glob instead"),
+            None,
+        )
+    if not stat.S_ISREG(path.stat().st_mode):
+        # A FIFO or a terminal would block the read forever; a device never ends.
+        return (
+            ToolResult.error(
+                f"{path} is not a regular file (a pipe, socket or device); Read only opens "
+                "regular files"
+            ),
             None,
         )
     suffix = path.suffix.lower()
