@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from typing import Any
 
 import pytest
 from anthropic.types.message_create_params import MessageCreateParamsStreaming
@@ -18,8 +19,10 @@ from loopwright.messages import (
 )
 from loopwright.models.anthropic import AnthropicModel
 from loopwright.models.base import ModelRequest, RetryNotice
+from loopwright.models.openai_chat import OpenAIChatModel
 from loopwright.models.retry import RetryingModel
 from loopwright.models.scripted import text
+from loopwright.testing._fake_http import Exchange, FakeServer, SSEEvent
 from loopwright.testing.fake_anthropic import FakeAnthropicServer, stream_error
 
 from ._validate import validate
@@ -104,3 +107,40 @@ def test_a_colon_inside_a_model_id_is_not_a_provider_prefix() -> None:
     assert cost_of("ft:gpt-4o-mini-2024-07-18:acme::abc123", Usage(1000, 1000)) is None
     assert price_of("openai-chat:gpt-4o") == price_of("gpt-4o") is not None
     assert price_of("anthropic:claude-haiku-4-5") == price_of("claude-haiku-4-5") is not None
+
+
+class _SameIndexServer(FakeServer):
+    """A compatible server that numbers both of its parallel tool calls 0."""
+
+    def handle(self, exchange: Exchange) -> None:
+        def chunk(delta: dict[str, Any], finish: str | None = None) -> SSEEvent:
+            choice = {"index": 0, "delta": delta, "finish_reason": finish}
+            body = {"id": "c1", "object": "chat.completion.chunk", "created": 0}
+            return (None, {**body, "model": "local", "choices": [choice]})
+
+        def call(call_id: str | None, name: str | None, arguments: str) -> dict[str, Any]:
+            function = {"name": name, "arguments": arguments} if name else {"arguments": arguments}
+            delta: dict[str, Any] = {"index": 0, "function": function}
+            if call_id is not None:
+                delta.update(id=call_id, type="function")
+            return {"tool_calls": [delta]}
+
+        exchange.send_sse(
+            [
+                chunk({"role": "assistant", "content": None}),
+                chunk(call("a", "Read", '{"path": ')),
+                chunk(call(None, None, '"/a"}')),
+                chunk(call("b", "Read", '{"path": "/b"}')),
+                chunk({}, "tool_calls"),
+                (None, "[DONE]"),
+            ]
+        )
+
+
+async def test_chat_calls_that_share_an_index_stay_separate_calls() -> None:
+    with _SameIndexServer() as server:
+        model = OpenAIChatModel("local", base_url=f"{server.url}/v1")
+        _, response = await collect(model, ModelRequest("local", "", [UserMessage("read")]))
+        await model.aclose()
+    calls = [b for b in response.content if isinstance(b, ToolUseBlock)]
+    assert [(c.id, c.input) for c in calls] == [("a", {"path": "/a"}), ("b", {"path": "/b"})]

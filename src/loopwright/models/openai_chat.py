@@ -253,6 +253,8 @@ class _Assembly:
         self.text: list[str] = []
         self.thinking: list[str] = []
         self.calls: dict[int, dict[str, Any]] = {}
+        # Wire index → our key, for servers that reuse an index for a second call.
+        self.moved: dict[int, int] = {}
         self.finish_reason: str | None = None
         self.usage: Any = None
 
@@ -282,11 +284,19 @@ class _Assembly:
 
     def _tool_delta(self, call: Any, chunk: Any) -> list[ModelEvent]:
         events: list[ModelEvent] = []
-        index = getattr(call, "index", None)
-        if index is None:
+        wire_index: int | None = getattr(call, "index", None)
+        if wire_index is None:
             # Some compatible servers omit the index: a new id starts a new call.
             index = len(self.calls) if call.id or not self.calls else max(self.calls)
+        else:
+            index = self.moved.get(wire_index, wire_index)
         state: dict[str, Any] | None = self.calls.get(index)
+        if state is not None and call.id and call.id != state["id"]:
+            # Others number every parallel call 0: a new id at a used index is a new call,
+            # not more arguments for the old one (whose JSON it would corrupt).
+            index, state = max(self.calls) + 1, None
+            if wire_index is not None:
+                self.moved[wire_index] = index
         function = call.function
         if state is None:
             ordinal = len(self.calls)
