@@ -2,7 +2,7 @@
 
     python crash_worker.py DATABASE_URL WORKDIR SCRIPT WORKFLOW_ID start|queue|recover
 
-``start`` starts the session in this process, ``queue`` puts it on the session queue
+``start`` runs the session in this process (durable_run), ``queue`` puts it on the session queue
 (which this process also serves), ``recover`` only launches DBOS, which resumes the
 pending session, and waits for it. The ResultMessage is printed as one JSON line.
 """
@@ -14,11 +14,11 @@ import json
 import sys
 
 from loopwright.durable import (
+    durable_run,
     enqueue_session,
     launch_durable,
     session_result,
     shutdown_durable,
-    start_session,
 )
 from loopwright.options import Options
 
@@ -40,10 +40,12 @@ async def main(database_url: str, workdir: str, script: str, workflow_id: str, m
     try:
         options = session_options(workdir, script)
         if mode == "start":
-            await start_session(PROMPT, options, workflow_id=workflow_id)
+            result = await durable_run(PROMPT, options, workflow_id=workflow_id)
         elif mode == "queue":
             await enqueue_session(PROMPT, options, workflow_id=workflow_id)
-        result = await session_result(workflow_id)
+            result = await session_result(workflow_id)
+        else:
+            result = await session_result(workflow_id)
         print(json.dumps(result.to_dict()), flush=True)
     finally:
         shutdown_durable()

@@ -26,15 +26,18 @@ pytest.importorskip(
 
 WORKER = Path(__file__).with_name("crash_worker.py")
 
-# The second call blocks only the first time it runs: after recovery it finishes at once.
+# The first call moves the shell into sub/, which the second call depends on; the second
+# blocks only the first time it runs: after recovery it finishes at once.
 SCRIPT = """\
-- tool_call: {name: Bash, input: {command: "echo once >> {{cwd}}/first.log"}}
+- tool_call:
+    name: Bash
+    input: {command: "echo once >> WORK/first.log; mkdir -p WORK/sub; cd WORK/sub"}
 - tool_call:
     name: Bash
     input:
       command: >-
-        echo run >> {{cwd}}/second.log;
-        if [ ! -e {{cwd}}/blocked ]; then echo $$ > {{cwd}}/blocked; exec sleep 60; fi
+        pwd >> WORK/second.log;
+        if [ ! -e WORK/blocked ]; then echo $$ > WORK/blocked; exec sleep 60; fi
 - text: done
 """
 
@@ -57,7 +60,7 @@ def _crash_and_recover(database_url: str, tmp_path: Path) -> dict[str, Any]:
     workdir = tmp_path / "work"
     workdir.mkdir()
     script = tmp_path / "script.yaml"
-    script.write_text(SCRIPT)
+    script.write_text(SCRIPT.replace("WORK", str(workdir)))
     first = subprocess.Popen(
         _worker(database_url, workdir, script, "start"),
         stdout=subprocess.PIPE,
@@ -84,6 +87,7 @@ def _crash_and_recover(database_url: str, tmp_path: Path) -> dict[str, Any]:
     result: dict[str, Any] = json.loads(recovered.stdout.strip().splitlines()[-1])
     result["first_log"] = (workdir / "first.log").read_text().splitlines()
     result["second_log"] = (workdir / "second.log").read_text().splitlines()
+    result["sub"] = str(workdir / "sub")
     return result
 
 
@@ -93,8 +97,9 @@ def _assert_resumed_at_last_step(outcome: dict[str, Any]) -> None:
     assert outcome["num_turns"] == 2
     # Completed before the crash: replayed from the record, never run again.
     assert outcome["first_log"] == ["once"]
-    # Cut off by the crash: run again on recovery.
-    assert outcome["second_log"] == ["run", "run"]
+    # Cut off by the crash: run again on recovery, in the directory the replayed first
+    # call had left the shell in.
+    assert outcome["second_log"] == [outcome["sub"], outcome["sub"]]
 
 
 def test_killed_session_resumes_on_sqlite(tmp_path: Path) -> None:
