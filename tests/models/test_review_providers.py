@@ -20,10 +20,12 @@ from loopwright.messages import (
 from loopwright.models.anthropic import AnthropicModel
 from loopwright.models.base import ModelRequest, RetryNotice
 from loopwright.models.openai_chat import OpenAIChatModel
+from loopwright.models.openai_responses import OpenAIResponsesModel
 from loopwright.models.retry import RetryingModel
 from loopwright.models.scripted import text
 from loopwright.testing._fake_http import Exchange, FakeServer, SSEEvent
-from loopwright.testing.fake_anthropic import FakeAnthropicServer, stream_error
+from loopwright.testing.fake_anthropic import FakeAnthropicServer, http_error, stream_error
+from loopwright.testing.fake_openai import FakeOpenAIServer
 
 from ._validate import validate
 from .conftest import collect
@@ -144,3 +146,20 @@ async def test_chat_calls_that_share_an_index_stay_separate_calls() -> None:
         await model.aclose()
     calls = [b for b in response.content if isinstance(b, ToolUseBlock)]
     assert [(c.id, c.input) for c in calls] == [("a", {"path": "/a"}), ("b", {"path": "/b"})]
+
+
+@pytest.mark.parametrize("path", ["responses", "chat"])
+async def test_an_openai_account_out_of_quota_is_not_retried(path: str) -> None:
+    quota = http_error(429, "insufficient_quota", "You exceeded your current quota")
+    with FakeOpenAIServer([quota, text("never asked for")]) as server:
+        maker = OpenAIResponsesModel if path == "responses" else OpenAIChatModel
+        model = RetryingModel(
+            maker("gpt-5.5", api_key="k", base_url=server.base_url), sleep=_no_sleep
+        )
+        with pytest.raises(ModelError) as caught:
+            async for _ in model.stream(ModelRequest("gpt-5.5", "", [UserMessage("a")])):
+                pass
+        await model.aclose()
+        served = server.served
+    assert served == 1
+    assert "credit" in str(caught.value)

@@ -113,6 +113,7 @@ def map_error(exc: BaseException, *, mid_stream: bool, api: str) -> ModelError:
     return ModelError(f"{api} call failed: {exc!r}", kind="other")
 
 
+_QUOTA_HINT = " — add credit or raise the spending limit of the account behind the API key"
 _HINTS: dict[str, str] = {
     "authentication": " — check OPENAI_API_KEY (or the key your base_url's server expects)",
     "context_window_exceeded": " — the conversation must be compacted to fit",
@@ -125,7 +126,10 @@ def _status_error(exc: openai.APIStatusError, api: str) -> ModelError:
     code = str(body.get("code") or "") if isinstance(body, dict) else ""
     message = str(body.get("message") or exc.message) if isinstance(body, dict) else exc.message
     kind: ModelErrorKind
-    if status == 429:
+    if code == "insufficient_quota":
+        # Sent as a 429, but no wait helps: the account is out of credit.
+        kind = "other"
+    elif status == 429:
         kind = "rate_limit"
     elif status in (503, 529) or "overloaded" in code:
         kind = "overloaded"
@@ -143,7 +147,7 @@ def _status_error(exc: openai.APIStatusError, api: str) -> ModelError:
         kind = "invalid_request"
     else:
         kind = "other"
-    hint = _HINTS.get(kind, "")
+    hint = _QUOTA_HINT if code == "insufficient_quota" else _HINTS.get(kind, "")
     return ModelError(
         f"{api} error {status} ({code or 'unknown'}): {message}{hint}",
         kind=kind,
