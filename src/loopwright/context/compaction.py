@@ -158,7 +158,10 @@ async def summarise(
     if not summary:
         raise CompactionError("the summariser returned no text; the history was left as it was")
     head: list[ConversationMessage] = [messages[first]] if first is not None else []
-    compacted = [*head, UserMessage(f"{SUMMARY_HEADER}\n\n{summary}"), *messages[cut:]]
+    # Tagged like the rest of the history (a subagent's messages carry its Agent call's id).
+    owner = messages[0].parent_tool_use_id if messages else None
+    summary_message = UserMessage(f"{SUMMARY_HEADER}\n\n{summary}", owner)
+    compacted = [*head, summary_message, *messages[cut:]]
     return CompactionResult(
         messages=compacted,
         pre_tokens=before,

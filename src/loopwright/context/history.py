@@ -21,8 +21,12 @@ CLEARED_TEMPLATE = "[tool result cleared to save context: {chars} chars]"
 
 
 def is_prompt(message: ConversationMessage) -> bool:
-    """A user message written by the user (not tool results, not a subagent's)."""
-    if not isinstance(message, UserMessage) or message.parent_tool_use_id is not None:
+    """A user message that is a prompt, not tool results.
+
+    ``parent_tool_use_id`` does not matter: a history holds one agent's messages, and in a
+    subagent's own history every message, its task included, carries the Agent call's id.
+    """
+    if not isinstance(message, UserMessage):
         return False
     return not any(isinstance(b, ToolResultBlock) for b in message.blocks)
 
