@@ -25,6 +25,7 @@ async def test_a_subagents_compaction_keeps_its_task_statement() -> None:
     model = ScriptedModel([text("summary: read f0-f3, no eval found yet")])
     result = await summarise(history, model, keep_recent_turns=1, window=8000)
     assert result.messages[0] == task
+    assert isinstance(task.content, str)
     summarised = model.requests[0].messages[0]
     assert isinstance(summarised.content, str) and task.content not in summarised.content
     assert result.messages[-2:] == history[-2:]  # the recent turn, verbatim
