@@ -63,3 +63,28 @@ async def test_bypass_mode_does_not_remove_a_parent_directory_unasked(tmp_path: 
     assert result.is_error and "critical path" in str(result.content)
     final = messages[-1]
     assert isinstance(final, ResultMessage) and final.permission_denials
+
+
+async def test_a_persistent_cd_does_not_move_relative_deny_rules(tmp_path: Path) -> None:
+    (tmp_path / "src").mkdir()
+    (tmp_path / "secrets").mkdir()
+    secret = tmp_path / "secrets" / "key"
+    secret.write_text("TOP-SECRET\n")
+    model = ScriptedModel(
+        [
+            tool_call("Bash", command="cd src"),
+            tool_call("Read", file_path=str(secret)),
+            text("ok"),
+        ]
+    )
+    options = Options(
+        model=model,
+        cwd=tmp_path,
+        tools=["Bash", "Read"],
+        setting_sources=[],
+        disallowed_tools=["Read(./secrets/**)"],
+    )
+    messages = await collect("go", options)
+    moved, read = tool_results(messages)
+    assert not moved.is_error
+    assert read.is_error and "TOP-SECRET" not in str(read.content)

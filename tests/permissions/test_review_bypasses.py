@@ -137,3 +137,24 @@ async def test_a_hook_allow_does_not_approve_removing_the_root(project: Project)
 async def test_dont_ask_mode_denies_a_critical_removal_even_when_allowed(project: Project) -> None:
     gate = make_gate(project.root, allow=["Bash"], mode="dontAsk", callback=Recorder())
     assert (await decide(gate, "Bash", {"command": "rm -rf .."}, project.root))[0] == "deny"
+
+
+@pytest.mark.parametrize("rule", ["Read(./secrets/**)", "Read(secrets/**)", "Read(.env)"])
+async def test_relative_deny_rules_stay_anchored_after_the_shell_moves(
+    project: Project, rule: str
+) -> None:
+    """After an approved ``cd src``, the session's cwd is src; relative rules still mean
+    the original cwd."""
+    gate = make_gate(project.root, deny=[rule], callback=Recorder())
+    target = project.root / (".env" if ".env" in rule else "secrets/key")
+    outcome, _ = await decide(gate, "Read", {"file_path": str(target)}, project.root / "src")
+    assert outcome == "deny"
+
+
+async def test_relative_allow_rules_mean_the_original_cwd(project: Project) -> None:
+    gate = make_gate(project.root, allow=["Edit(./config/**)"], callback=Recorder())
+    moved = project.root / "src"
+    config = str(project.root / "config" / "app.yml")
+    assert (await decide(gate, "Edit", {"file_path": config}, moved))[0] == "allow"
+    inner = str(moved / "config" / "x.yml")
+    assert (await decide(gate, "Edit", {"file_path": inner}, moved))[0] == "ask"

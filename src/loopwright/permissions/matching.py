@@ -204,7 +204,7 @@ def restrictive_match(rule: PermissionRule, facts: CallFacts) -> bool:
         case "read" | "edit":
             if facts.path is None:
                 return False
-            return rule_matches_path(rule, facts.path, facts.cwd, facts.home)
+            return path_rule_matches(rule, facts.path, facts)
         case _:
             return _specifier_matches(rule, facts)
 
@@ -229,9 +229,22 @@ def _matches_shell_files(rule: PermissionRule, facts: CallFacts) -> bool:
             expanded = expand_glob(target, base) if any(c in target for c in "*?[") else []
             for path in (target, *expanded):
                 spelled = spell(path, base, facts.home)
-                if rule_matches_path(rule, spelled, facts.cwd, facts.home):
+                if path_rule_matches(rule, spelled, facts):
                     return True
     return False
+
+
+def path_rule_matches(rule: PermissionRule, spellings: PathSpellings, facts: CallFacts) -> bool:
+    """``path`` / ``./path`` rules are relative to the session's original cwd (the first
+    working dir), not to wherever a ``cd`` has since moved the shell; deny and ask rules
+    are tried against the current directory as well."""
+    session_cwd = facts.working_dirs[0] if facts.working_dirs else facts.cwd
+    if rule.behavior == "allow":
+        return rule_matches_path(rule, spellings, session_cwd, facts.home)
+    return any(
+        rule_matches_path(rule, spellings, anchor, facts.home)
+        for anchor in dict.fromkeys((session_cwd, facts.cwd))
+    )
 
 
 def allow_match(rule: PermissionRule, facts: CallFacts) -> bool:
@@ -244,7 +257,7 @@ def allow_match(rule: PermissionRule, facts: CallFacts) -> bool:
         case "read" | "edit":
             if facts.path is None:
                 return False
-            return rule_matches_path(rule, facts.path, facts.cwd, facts.home)
+            return path_rule_matches(rule, facts.path, facts)
         case "shell":
             return False  # shell allow rules are judged per subcommand by the policy
         case _:
