@@ -12,6 +12,7 @@ from loopwright.cost import cost_of, price_of
 from loopwright.errors import ModelError
 from loopwright.messages import (
     AssistantMessage,
+    TextBlock,
     ToolResultBlock,
     ToolUseBlock,
     Usage,
@@ -163,3 +164,18 @@ async def test_an_openai_account_out_of_quota_is_not_retried(path: str) -> None:
         served = server.served
     assert served == 1
     assert "credit" in str(caught.value)
+
+
+async def test_whitespace_only_text_is_not_sent_to_anthropic() -> None:
+    history: list[AssistantMessage | UserMessage] = [
+        UserMessage("list the files"),
+        AssistantMessage([TextBlock("\n\n"), ToolUseBlock("toolu_1", "Glob", {"pattern": "*"})]),
+        UserMessage([ToolResultBlock("toolu_1", [TextBlock("  "), TextBlock("a.py")])]),
+    ]
+    with FakeAnthropicServer([text("done")]) as server:
+        model = AnthropicModel(MODEL, api_key="k", base_url=server.base_url)
+        await collect(model, ModelRequest(MODEL, "", history))
+        await model.aclose()
+        body = server.requests[0].body
+    assert [b["type"] for b in body["messages"][1]["content"]] == ["tool_use"]
+    assert body["messages"][2]["content"][0]["content"] == [{"type": "text", "text": "a.py"}]

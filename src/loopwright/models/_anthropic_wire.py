@@ -160,7 +160,7 @@ def _mark_latest_turn(wire: list[dict[str, Any]]) -> None:
 def _user_block(block: ContentBlock) -> dict[str, Any] | None:
     match block:
         case TextBlock(text=text):
-            return {"type": "text", "text": text} if text else None
+            return _text(text) if text.strip() else None
         case ImageBlock():
             return _image(block)
         case ToolResultBlock():
@@ -175,7 +175,7 @@ def _user_block(block: ContentBlock) -> dict[str, Any] | None:
                 parts = [
                     _image(part) if isinstance(part, ImageBlock) else _text(part.text)
                     for part in block.content
-                    if isinstance(part, ImageBlock) or part.text
+                    if isinstance(part, ImageBlock) or part.text.strip()
                 ]
                 if parts:
                     result["content"] = parts
@@ -189,7 +189,7 @@ def _user_block(block: ContentBlock) -> dict[str, Any] | None:
 def _assistant_block(block: ContentBlock) -> dict[str, Any] | None:
     match block:
         case TextBlock(text=text):
-            return {"type": "text", "text": text} if text else None
+            return _text(text) if text.strip() else None
         case ThinkingBlock():
             return _thinking(block)
         case ToolUseBlock():
@@ -218,6 +218,9 @@ def _thinking(block: ThinkingBlock) -> dict[str, Any] | None:
 
 
 def _text(text: str) -> dict[str, Any]:
+    # Callers leave out whitespace-only text: the API refuses it ("text content blocks
+    # must contain non-whitespace text"), and models do emit such blocks (a "\n\n" before
+    # a tool call).
     return {"type": "text", "text": text}
 
 
