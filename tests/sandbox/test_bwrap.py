@@ -260,3 +260,20 @@ def test_unix_sockets_can_be_allowed_explicitly(
         assert "host-only" in run(box, _CONNECT.format(path=host_unix_socket), workdir)
     finally:
         box.close()
+
+
+def test_credentials_under_other_names_are_dropped_too(workdir: Path, tmp_path: Path) -> None:
+    box = BwrapSandbox(SandboxSettings(), [workdir], home=tmp_path / "home")
+    env = {
+        "PATH": os.environ.get("PATH", ""),
+        "NPM_AUTH": "a",
+        "SENTRY_DSN": "https://k@sentry",
+        "DATABASE_URL": "postgres://u:p@h/db",
+        "GH_PAT": "p",
+        "SSH_AUTH_SOCK": "/tmp/agent",
+        "AWS_SESSION_EXPIRATION": "x",
+        "HARMLESS": "ok",
+    }
+    kept = box.filter_env(env)
+    box.close()
+    assert set(kept) == {"PATH", "HARMLESS"}

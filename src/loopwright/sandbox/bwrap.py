@@ -41,7 +41,11 @@ DEFAULT_MASKED_PATHS: tuple[str, ...] = (
     "~/.claude/.credentials.json",
     "~/.password-store",
 )
-_SECRET_NAME = re.compile(r"KEY|SECRET|TOKEN|PASSWORD|PASSWD|CREDENTIAL", re.IGNORECASE)
+_SECRET_NAME = re.compile(
+    r"KEY|SECRET|TOKEN|PASSWORD|PASSWD|CREDENTIAL|CREDS|AUTH|PRIVATE|COOKIE|SESSION"
+    r"|DSN|DATABASE_URL|_PAT$|^PAT$",
+    re.IGNORECASE,
+)
 _PROXY_PORT = 3128
 # Existing ones are re-mounted read-only inside the writable working dirs. (Ones that do
 # not exist yet cannot be pre-mounted without creating them on the host.)
