@@ -5,8 +5,12 @@ and no settings files, all started at once with ``asyncio.gather``. Two model se
 
 - a ScriptedModel per session (the loop alone, no I/O);
 - AnthropicModel against one FakeAnthropicServer on loopback (SSE over real HTTP through
-  the official SDK), the provider and its connection pool shared by every session as an
-  application would share them.
+  the official SDK; the server in a process of its own), the provider and its connection
+  pool shared by every session as an application would share them.
+
+Plus, when the optional ``dbos`` package is installed, durable sessions on a SQLite system
+database (every model and tool call checkpointed as a DBOS step), fewer of them: each step
+is a committed write.
 
 Each figure comes from a fresh process, so its peak RSS (VmHWM) is its own.
 Run: ``python benchmarks/bench_concurrency.py [SESSIONS]``.
@@ -15,25 +19,27 @@ Run: ``python benchmarks/bench_concurrency.py [SESSIONS]``.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import subprocess
 import sys
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterator
 from typing import Any
 
 Row = tuple[str, str, str]
 
 SESSIONS = 1000
 TOOL_TURNS = 3
-# The fake server answers in the benchmark's own process (threads sharing the GIL); if
-# a full-size run ever takes longer than this, the figure is taken at FALLBACK_SESSIONS.
+# If a full-size run against the fake server ever takes longer than this, the figure is
+# taken at FALLBACK_SESSIONS instead (and the table says so).
 FAKE_SERVER_BUDGET_SECONDS = 60.0
 FALLBACK_SESSIONS = 200
 # Connections kept open to the fake server. The standard library's server listens with a
 # backlog of 5: hundreds of simultaneous connects overflow it and each dropped SYN costs a
 # 1 s retransmit, so a bounded, reused pool measures the client rather than that backlog.
 POOL_SIZE = 32
+DURABLE_SESSIONS = 50
 
 
 # --------------------------------------------------------------------------- one process
@@ -123,18 +129,68 @@ async def _fake_server_sessions(count: int) -> list[Any]:
     from loopwright.models.anthropic import AnthropicModel
 
     noop = _noop_tool()
-    with _fake_anthropic_server() as server:
+    with _server_process() as base_url:
         pool = httpx2.AsyncClient(
             limits=httpx2.Limits(max_connections=POOL_SIZE, max_keepalive_connections=POOL_SIZE)
         )
         provider = AnthropicModel(
-            "claude-fake", api_key="test", base_url=server.base_url, http_client=pool
+            "claude-fake", api_key="test", base_url=base_url, http_client=pool
         )
         shared = _SharedModel(provider)
         try:
             return await asyncio.gather(*(run("go", _options(shared, noop)) for _ in range(count)))
         finally:
             await provider.aclose()
+
+
+@contextlib.contextmanager
+def _server_process() -> Iterator[str]:
+    """The fake server in a process of its own: its request handling (pure Python, under
+    a GIL of its own) would otherwise be measured as the client's."""
+    server = subprocess.Popen(
+        [sys.executable, __file__, "--serve"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert server.stdout is not None
+        yield server.stdout.readline().strip()
+    finally:
+        server.communicate(input="", timeout=10)  # its stdin closing tells it to stop
+
+
+def _serve() -> None:
+    with _fake_anthropic_server() as server:
+        print(server.base_url, flush=True)
+        sys.stdin.read()
+
+
+async def _durable_sessions(count: int) -> list[Any]:
+    import tempfile
+
+    from loopwright.durable import durable_run, launch_durable, shutdown_durable
+    from loopwright.testing import ScriptedModel, text, tool_call
+
+    def options() -> Any:
+        # A built-in tool: the workflow's options are stored pickled, which a @tool is not.
+        from loopwright import Options
+
+        script = [tool_call("Glob", pattern="*.nothing")] * TOOL_TURNS + [text("done")]
+        return Options(
+            model=ScriptedModel(script),
+            tools=["Glob"],
+            allowed_tools=["Glob"],
+            setting_sources=[],
+            cwd=directory,
+        )
+
+    directory = tempfile.mkdtemp(prefix="bench-durable-")
+    await launch_durable(f"sqlite:///{directory}/dbos.sqlite")
+    try:
+        return await asyncio.gather(*(durable_run("go", options()) for _ in range(count)))
+    finally:
+        shutdown_durable()
 
 
 def _peak_rss_mb() -> float:
@@ -146,8 +202,27 @@ def _peak_rss_mb() -> float:
     return float("nan")
 
 
+def _import_before_timing(kind: str) -> None:
+    """Modules load once per process, not once per session: keep them out of the timing
+    (the anthropic SDK alone takes about a second to import)."""
+    import importlib
+
+    modules = {
+        "scripted": ["loopwright.client", "loopwright.testing"],
+        "fake-server": ["loopwright.client", "loopwright.models.anthropic", "httpx2"],
+        "durable-sqlite": ["loopwright.client", "loopwright.durable", "loopwright.testing"],
+    }[kind]
+    for module in modules:
+        importlib.import_module(module)
+
+
 def _measure(kind: str, count: int) -> dict[str, Any]:
-    sessions = _scripted_sessions if kind == "scripted" else _fake_server_sessions
+    sessions = {
+        "scripted": _scripted_sessions,
+        "fake-server": _fake_server_sessions,
+        "durable-sqlite": _durable_sessions,
+    }[kind]
+    _import_before_timing(kind)
     started = time.perf_counter()
     results = asyncio.run(sessions(count))
     seconds = time.perf_counter() - started
@@ -201,7 +276,27 @@ def run(sessions: int = SESSIONS) -> list[Row]:
     server_rows = _rows(label, figures)
     metric, value, _ = server_rows[0]
     server_rows[0] = (metric, value, target)
-    return rows + server_rows
+    return rows + server_rows + _durable_rows()
+
+
+def _durable_rows() -> list[Row]:
+    import importlib.util
+
+    if importlib.util.find_spec("dbos") is None:
+        return [("durable sessions on SQLite: skipped, dbos is not installed", "-", "-")]
+    figures = _in_fresh_process("durable-sqlite", DURABLE_SESSIONS)
+    steps = figures["sessions"] * (2 * TOOL_TURNS + 1)
+    per_step_ms = figures["seconds"] / steps * 1000
+    rows = _rows("durable (DBOS, SQLite)", figures)
+    rows.insert(
+        2,
+        (
+            f"{figures['sessions']} durable sessions: amortised wall time per checkpointed step",
+            f"{per_step_ms:.1f} ms",
+            "-",
+        ),
+    )
+    return rows
 
 
 def print_table(rows: list[Row]) -> None:
@@ -212,7 +307,9 @@ def print_table(rows: list[Row]) -> None:
 
 
 if __name__ == "__main__":
-    if len(sys.argv) == 4 and sys.argv[1] == "--measure":
+    if sys.argv[1:] == ["--serve"]:
+        _serve()
+    elif len(sys.argv) == 4 and sys.argv[1] == "--measure":
         print(json.dumps(_measure(sys.argv[2], int(sys.argv[3]))))
     else:
         print_table(run(int(sys.argv[1]) if len(sys.argv) > 1 else SESSIONS))

@@ -3,6 +3,18 @@ sessions over workers, and recovery that resumes a crashed session where it stop
 
 Needs the optional ``dbos`` package (``pip install 'loopwright[durable]'``); importing
 ``loopwright`` itself never loads it.
+
+    from loopwright import Options
+    from loopwright.durable import durable_run, enqueue_session, launch_durable
+
+    await launch_durable("sqlite:///sessions.db")  # or postgresql://...; resumes crashed runs
+    result = await durable_run("fix the tests", Options(model="anthropic:..."),
+                               workflow_id="ticket-123")  # same ID again: same session
+    handle = await enqueue_session("triage", options)  # any worker on the database runs it
+
+Options are stored with the session (pickled) so that a recovering worker can rebuild it;
+for options that cannot be pickled (@tool objects, closures) pass "package.module:name"
+naming Options or a function returning them.
 """
 
 try:
