@@ -125,3 +125,13 @@ async def test_a_complete_bad_last_line_is_reported_now_not_after_the_next_appen
     await SessionRecorder(skipping, "s", parent_uuid=resumed.last_uuid).message(UserMessage("more"))
     await skipping.aclose()
     assert [_text(m) for m in restore(await skipping.load("s")).messages] == ["task", "more"]
+
+
+async def test_a_message_kept_in_a_compaction_is_not_recorded_again(store: JSONLStore) -> None:
+    rec = SessionRecorder(store, "s")
+    task = UserMessage("task")
+    await rec.message(task)
+    summary = UserMessage("summary of the work so far")
+    await rec.compaction([task, summary], trigger="auto", pre_tokens=9, post_tokens=3, summary="")
+    await rec.message(summary)  # the cancellation path: the history's last message
+    assert restore(await store.load("s")).messages == [task, summary]

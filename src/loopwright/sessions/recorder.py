@@ -87,6 +87,9 @@ class SessionRecorder:
             "model": model,
         }
         await self._chain("compact", payload)
+        # They are on record now, inside the compaction entry: the summary message most of
+        # all must not also be written as a message of its own (resume would show it twice).
+        self._this_run.update(m.uuid for m in messages)
 
     async def meta(self, **fields: Any) -> None:
         """Record a session-wide fact (title, tag, cwd…); not part of the conversation."""
