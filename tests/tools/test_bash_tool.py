@@ -9,7 +9,7 @@ from typing import Any
 
 from tools_test_helpers import process_state, wait_for_file, wait_until_dead
 
-from loopwright.tools.base import ToolContext, ToolResult
+from loopwright.tools.base import SessionState, ToolContext, ToolResult
 from loopwright.tools.bash import BashTool
 
 
@@ -110,3 +110,14 @@ async def test_no_zombie_left_after_a_command(ctx: ToolContext, tmp_path: Path) 
 async def test_runaway_output_is_killed(ctx: ToolContext) -> None:
     result = await BashTool(max_output_file_bytes=2_000_000).call({"command": "yes"}, ctx)
     assert result.is_error and "output passed 2000000 bytes" in str(result.content)
+
+
+async def test_cd_through_a_symlink_out_of_the_working_dir_is_reset(tmp_path: Path) -> None:
+    work, outside = tmp_path / "work", tmp_path / "outside"
+    work.mkdir()
+    outside.mkdir()
+    (work / "door").symlink_to(outside)
+    ctx = ToolContext(state=SessionState(cwd=work), tool_use_id="t1", working_dirs=(work,))
+    result = await bash(ctx, "cd door")
+    assert "reset" in str(result.content)
+    assert ctx.state.cwd == work
