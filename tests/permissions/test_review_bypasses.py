@@ -50,6 +50,10 @@ DEFAULT_CASES: list[tuple[str, str, str]] = [
     ("sort-files0-from-stdin", "printf '\\x2fetc\\x2fshadow\\0' | sort --files0-from=-", "ask"),
     ("wc-files0-from", "wc --files0-from=list", "ask"),
     ("file-files-from", "file -f -", "ask"),
+    # <> opens the target for writing too
+    ("read-write-redirect", "echo pwned 1<>notes.txt", "ask"),
+    ("read-write-redirect-git-hook", "echo x 1<> .git/pre-commit", "ask"),
+    ("read-write-redirect-denied-file", "cat 0<>.env", "deny"),
     # git in another directory runs that repository's config and hooks
     ("cd-then-git", "cd src && git status", "ask"),
 ]
@@ -158,3 +162,9 @@ async def test_relative_allow_rules_mean_the_original_cwd(project: Project) -> N
     assert (await decide(gate, "Edit", {"file_path": config}, moved))[0] == "allow"
     inner = str(moved / "config" / "x.yml")
     assert (await decide(gate, "Edit", {"file_path": inner}, moved))[0] == "ask"
+
+
+async def test_plan_mode_treats_a_read_write_redirect_as_a_write(project: Project) -> None:
+    gate = make_gate(project.root, mode="plan", callback=Recorder())
+    command = {"command": "echo x 1<>src/app.py"}
+    assert (await decide(gate, "Bash", command, project.root))[0] == "ask"

@@ -367,8 +367,12 @@ def _record_redirect(node: Any, out: _Collector) -> None:
     _scan_expansions(target, out, 0)
     if word in _SAFE_REDIRECT_TARGETS or word == "/dev/stdin":
         return
-    writes = rtype in _OUTPUT_REDIRECTS
-    (out.redirects if writes else out.inputs).append(word)
+    # ``<>`` opens the file for reading *and* writing: it is both.
+    writes = rtype in _OUTPUT_REDIRECTS or rtype == "<>"
+    if writes:
+        out.redirects.append(word)
+    if not writes or rtype == "<>":
+        out.inputs.append(word)
     if word.startswith("~") or any(ch in word for ch in "*?[{$`"):
         out.unsafe.append(f"a redirect to {word!r} whose target cannot be known")
         return
