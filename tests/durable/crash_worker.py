@@ -1,17 +1,21 @@
 """A worker process for the durable tests: runs, queues or recovers one session.
 
-    python crash_worker.py DATABASE_URL WORKDIR SCRIPT WORKFLOW_ID start|queue|recover
+    python crash_worker.py DATABASE_URL WORKDIR SCRIPT WORKFLOW_ID start|queue|reference|recover
 
-``start`` runs the session in this process (durable_run), ``queue`` puts it on the session queue
-(which this process also serves), ``recover`` only launches DBOS, which resumes the
-pending session, and waits for it. The ResultMessage is printed as one JSON line.
+``start`` runs the session in this process (durable_run), ``queue`` puts it on the
+session queue (which this process also serves), ``reference`` runs it with options named
+by "module:function" (with a @tool, which no pickle carries), ``recover`` only launches
+DBOS, which resumes the pending session, and waits for it. The ResultMessage is printed
+as one JSON line.
 """
 
 from __future__ import annotations
 
 import asyncio
 import json
+import os
 import sys
+from pathlib import Path
 
 from loopwright.durable import (
     durable_run,
@@ -21,6 +25,7 @@ from loopwright.durable import (
     shutdown_durable,
 )
 from loopwright.options import Options
+from loopwright.tools.base import tool
 
 PROMPT = "do the work"
 
@@ -35,12 +40,35 @@ def session_options(workdir: str, script: str) -> Options:
     )
 
 
+@tool
+def take_note(note: str) -> str:
+    """Append a note to notes.log in the session's directory."""
+    with (Path(os.environ["DURABLE_TEST_WORKDIR"]) / "notes.log").open("a") as notes:
+        notes.write(note + "\n")
+    return "noted"
+
+
+def referenced_options() -> Options:
+    """Rebuilt by whichever process runs the session, from its own environment."""
+    return Options(
+        model=f"scripted:{os.environ['DURABLE_TEST_SCRIPT']}",
+        tools=[take_note],
+        allowed_tools=["take_note"],
+        setting_sources=[],
+        cwd=os.environ["DURABLE_TEST_WORKDIR"],
+    )
+
+
 async def main(database_url: str, workdir: str, script: str, workflow_id: str, mode: str) -> None:
     await launch_durable(database_url)
     try:
         options = session_options(workdir, script)
         if mode == "start":
             result = await durable_run(PROMPT, options, workflow_id=workflow_id)
+        elif mode == "reference":
+            os.environ["DURABLE_TEST_WORKDIR"], os.environ["DURABLE_TEST_SCRIPT"] = workdir, script
+            reference = "crash_worker:referenced_options"
+            result = await durable_run(PROMPT, reference, workflow_id=workflow_id)
         elif mode == "queue":
             await enqueue_session(PROMPT, options, workflow_id=workflow_id)
             result = await session_result(workflow_id)

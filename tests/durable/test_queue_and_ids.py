@@ -22,11 +22,17 @@ SCRIPT = """\
 """
 
 
-def _run_worker(tmp_path: Path, mode: str) -> dict[str, Any]:
+NOTE_SCRIPT = """\
+- tool_call: {name: take_note, input: {note: hello}}
+- text: noted
+"""
+
+
+def _run_worker(tmp_path: Path, mode: str, script_text: str = SCRIPT) -> dict[str, Any]:
     workdir = tmp_path / "work"
     workdir.mkdir(exist_ok=True)
     script = tmp_path / "script.yaml"
-    script.write_text(SCRIPT)
+    script.write_text(script_text)
     database_url = f"sqlite:///{tmp_path / 'dbos.sqlite'}"
     done = subprocess.run(
         [sys.executable, str(WORKER), database_url, str(workdir), str(script), "wf-q", mode],
@@ -51,3 +57,9 @@ def test_starting_a_finished_session_again_returns_its_result(tmp_path: Path) ->
     again = _run_worker(tmp_path, "start")
     assert again["uuid"] == first["uuid"]
     assert (tmp_path / "work" / "calls.log").read_text().splitlines() == ["ran"]
+
+
+def test_options_named_by_reference_carry_a_tool_function(tmp_path: Path) -> None:
+    result = _run_worker(tmp_path, "reference", NOTE_SCRIPT)
+    assert result["subtype"] == "success"
+    assert (tmp_path / "work" / "notes.log").read_text().splitlines() == ["hello"]
