@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import threading
 from pathlib import Path
 
 import pytest
@@ -24,6 +25,7 @@ from loopwright.sessions import (
     fork_session,
     restore,
 )
+from loopwright.sessions.entries import Entry
 
 
 @pytest.fixture
@@ -135,3 +137,26 @@ async def test_a_message_kept_in_a_compaction_is_not_recorded_again(store: JSONL
     await rec.compaction([task, summary], trigger="auto", pre_tokens=9, post_tokens=3, summary="")
     await rec.message(summary)  # the cancellation path: the history's last message
     assert restore(await store.load("s")).messages == [task, summary]
+
+
+async def test_lru_evictions_leave_disk_flushes_to_sync(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    flushed: list[tuple[str, bool]] = []
+    real_fdatasync = os.fdatasync
+
+    def recording_fdatasync(fd: int) -> None:
+        on_loop_thread = threading.current_thread() is threading.main_thread()
+        flushed.append((os.readlink(f"/proc/self/fd/{fd}"), on_loop_thread))
+        real_fdatasync(fd)
+
+    monkeypatch.setattr(os, "fdatasync", recording_fdatasync)
+    store = JSONLStore(tmp_path, cwd="/p", max_open_files=1)
+    for _ in range(3):
+        for sid in ("a", "b", "c"):  # each append evicts the previous session's descriptor
+            await store.append(sid, Entry("state", sid, {}))
+    assert flushed == []  # no flush per append on the event loop
+    await store.sync()
+    assert sorted(Path(path).stem for path, _ in flushed) == ["a", "b", "c"]
+    assert not any(on_loop for _, on_loop in flushed)
+    await store.aclose()

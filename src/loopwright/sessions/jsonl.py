@@ -83,7 +83,11 @@ class JSONLStore:
         self._max_open = max(1, max_open_files)
         self._fds: OrderedDict[str, int] = OrderedDict()
         self._paths: dict[str, Path] = {}
-        self._dirty: set[int] = set()
+        # Sessions with appends not yet flushed to disk. sync() flushes them by path (an
+        # fdatasync through any descriptor flushes the file), so closing a descriptor for
+        # the LRU needs no flush of its own, which would block the event loop once per
+        # append with more open sessions than descriptors.
+        self._dirty: set[str] = set()
 
     # ------------------------------------------------------------------ paths
 
@@ -120,7 +124,7 @@ class JSONLStore:
         while data:
             written = os.write(fd, data)
             data = data[written:]
-        self._dirty.add(fd)
+        self._dirty.add(session_id)
 
     def _fd(self, session_id: str, first: Entry) -> int:
         fd = self._fds.get(session_id)
@@ -138,24 +142,23 @@ class JSONLStore:
         self._fds[session_id] = fd
         while len(self._fds) > self._max_open:
             _, oldest = self._fds.popitem(last=False)
-            self._close_fd(oldest)
+            os.close(oldest)  # still in _dirty if unsynced: sync() flushes it by path
         return fd
 
-    def _close_fd(self, fd: int) -> None:
-        if fd in self._dirty:
-            os.fdatasync(fd)
-            self._dirty.discard(fd)
-        os.close(fd)
+    def _take_dirty(self) -> list[Path]:
+        paths = [self._paths[sid] for sid in self._dirty if sid in self._paths]
+        self._dirty.clear()
+        return paths
 
     async def sync(self) -> None:
-        dirty = list(self._dirty)
-        self._dirty.clear()
-        if dirty:
-            await asyncio.to_thread(_fdatasync_all, dirty)
+        paths = self._take_dirty()
+        if paths:
+            await asyncio.to_thread(_fdatasync_all, paths)
 
     async def aclose(self) -> None:
+        _fdatasync_all(self._take_dirty())
         for fd in self._fds.values():
-            self._close_fd(fd)
+            os.close(fd)
         self._fds.clear()
 
     # ------------------------------------------------------------------ reading
@@ -182,8 +185,8 @@ class JSONLStore:
     async def delete(self, session_id: str) -> bool:
         path = self.path_of(session_id)
         fd = self._fds.pop(session_id, None)
+        self._dirty.discard(session_id)
         if fd is not None:
-            self._dirty.discard(fd)
             os.close(fd)
         self._paths.pop(session_id, None)
         if path is None:
@@ -192,12 +195,16 @@ class JSONLStore:
         return True
 
 
-def _fdatasync_all(fds: list[int]) -> None:
-    for fd in fds:
+def _fdatasync_all(paths: list[Path]) -> None:
+    for path in paths:
+        try:
+            fd = os.open(path, os.O_RDONLY)
+        except FileNotFoundError:  # deleted meanwhile: nothing left to make durable
+            continue
         try:
             os.fdatasync(fd)
-        except OSError:  # closed by an LRU eviction meanwhile; eviction synced it
-            pass
+        finally:
+            os.close(fd)
 
 
 def _cut_torn_tail(fd: int, path: Path) -> None:
