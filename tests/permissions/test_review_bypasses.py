@@ -168,3 +168,16 @@ async def test_plan_mode_treats_a_read_write_redirect_as_a_write(project: Projec
     gate = make_gate(project.root, mode="plan", callback=Recorder())
     command = {"command": "echo x 1<>src/app.py"}
     assert (await decide(gate, "Bash", command, project.root))[0] == "ask"
+
+
+@pytest.mark.parametrize(
+    "command", ["echo '[core]' > docs/cfg", "cp src/app.py docs/cfg", "touch docs/cfg"]
+)
+async def test_accept_edits_sees_a_symlink_into_git_config(project: Project, command: str) -> None:
+    """A repository can ship ``docs/cfg -> ../.git/config``; writing through it plants
+    e.g. core.fsmonitor, which the next ``git status`` runs."""
+    (project.root / ".git" / "config").write_text("[core]\n")
+    (project.root / "docs").mkdir()
+    (project.root / "docs" / "cfg").symlink_to(project.root / ".git" / "config")
+    gate = make_gate(project.root, mode="acceptEdits", callback=Recorder())
+    assert (await decide(gate, "Bash", {"command": command}, project.root))[0] == "ask"

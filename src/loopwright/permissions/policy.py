@@ -162,7 +162,7 @@ class PermissionPolicy:
             )
         if facts.shell is None or not facts.shell.safe or not facts.shell.commands:
             return False
-        if any(is_protected(t) for t in facts.shell.redirect_targets):
+        if any(_protected_path(t, facts.cwd, facts) for t in facts.shell.redirect_targets):
             return False
         for command in facts.shell.commands:
             if command.name in ACCEPT_EDITS_COMMANDS:
@@ -295,9 +295,14 @@ def _touches_protected(command: SimpleCommand, facts: CallFacts) -> bool:
         return True
     for base in (facts.cwd, *command.cd_dirs):
         paths = arg_paths(command, base, every_arg=True)
-        if paths is None or any(is_protected(p) for p in paths):
+        if paths is None or any(_protected_path(p, base, facts) for p in paths):
             return True
     return False
+
+
+def _protected_path(path: str, base: Path, facts: CallFacts) -> bool:
+    """Protected as written or where it really leads (a symlink a repository shipped)."""
+    return any(is_protected(p) for p in (path, *spell(path, base, facts.home).both))
 
 
 def _first(rules: Sequence[PermissionRule], facts: CallFacts) -> PermissionRule | None:
