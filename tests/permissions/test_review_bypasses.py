@@ -181,3 +181,16 @@ async def test_accept_edits_sees_a_symlink_into_git_config(project: Project, com
     (project.root / "docs" / "cfg").symlink_to(project.root / ".git" / "config")
     gate = make_gate(project.root, mode="acceptEdits", callback=Recorder())
     assert (await decide(gate, "Bash", {"command": command}, project.root))[0] == "ask"
+
+
+async def test_a_bare_edit_deny_also_denies_write(project: Project) -> None:
+    gate = make_gate(project.root, deny=["Edit"], mode="acceptEdits", callback=Recorder())
+    target = {"file_path": str(project.root / "src" / "new.py"), "content": "x"}
+    assert (await decide(gate, "Write", target, project.root))[0] == "deny"
+
+
+async def test_a_bare_read_deny_also_denies_grep_and_glob(project: Project) -> None:
+    gate = make_gate(project.root, deny=["Read"], callback=Recorder())
+    search = {"pattern": "TOKEN", "path": str(project.root)}
+    assert (await decide(gate, "Grep", search, project.root))[0] == "deny"
+    assert (await decide(gate, "Glob", {"pattern": "**/*"}, project.root))[0] == "deny"

@@ -176,11 +176,12 @@ def rule_names_tool(rule: PermissionRule, name: str) -> bool:
     """Read rules cover Glob/Grep; Edit rules cover Write; Agent covers Task."""
     if rule.matches_tool_name(name):
         return True
-    if rule.specifier is not None:
-        if rule.tool == "Read" and name in READ_TOOLS:
-            return True
-        if rule.tool == "Edit" and name in EDIT_TOOLS:
-            return True
+    # Edit rules cover every tool that edits files, Read rules every tool that reads them,
+    # with or without a path (a bare "Edit" deny must not leave Write open).
+    if rule.tool == "Read" and name in READ_TOOLS:
+        return True
+    if rule.tool == "Edit" and name in EDIT_TOOLS:
+        return True
     return rule.tool in AGENT_TOOLS and name in AGENT_TOOLS
 
 
