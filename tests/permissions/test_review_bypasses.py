@@ -5,6 +5,8 @@
 
 from __future__ import annotations
 
+import os
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -194,3 +196,15 @@ async def test_a_bare_read_deny_also_denies_grep_and_glob(project: Project) -> N
     search = {"pattern": "TOKEN", "path": str(project.root)}
     assert (await decide(gate, "Grep", search, project.root))[0] == "deny"
     assert (await decide(gate, "Glob", {"pattern": "**/*"}, project.root))[0] == "deny"
+
+
+async def test_a_tilde_user_path_is_checked_where_the_tool_reads_it(project: Project) -> None:
+    """Read expands ``~root/x`` to /root/x; the policy must not see ``<cwd>/~root/x``."""
+    import pwd
+
+    me = pwd.getpwuid(os.getuid())
+    gate = make_gate(project.root, callback=Recorder(), home=Path(me.pw_dir))
+    target = {"file_path": f"~{me.pw_name}/.ssh/id_rsa"}
+    assert (await decide(gate, "Read", target, project.root))[0] == "ask"
+    denying = make_gate(project.root, deny=["Read(~/.ssh/**)"], home=Path(me.pw_dir))
+    assert (await decide(denying, "Read", target, project.root))[0] == "deny"

@@ -32,7 +32,13 @@ class PathSpellings:
 
 def spell(path: str, cwd: Path, home: Path) -> PathSpellings:
     """Absolute lexical path plus the symlink-resolved one (missing tails are kept)."""
-    expanded = str(home) + path[1:] if path == "~" or path.startswith("~/") else path
+    if path == "~" or path.startswith("~/"):
+        expanded = str(home) + path[1:]
+    elif path.startswith("~"):
+        # ``~user/…``: the tools expand it (os.path.expanduser), so the check must too.
+        expanded = os.path.expanduser(path)
+    else:
+        expanded = path
     joined = os.path.join(str(cwd), expanded)
     lexical = os.path.normpath(joined)
     if lexical.startswith("//"):
