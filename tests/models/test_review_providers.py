@@ -7,11 +7,13 @@ from typing import Any
 
 import pytest
 from anthropic.types.message_create_params import MessageCreateParamsStreaming
+from openai.types.chat.completion_create_params import CompletionCreateParamsStreaming
 
 from loopwright.cost import cost_of, price_of
 from loopwright.errors import ModelError
 from loopwright.messages import (
     AssistantMessage,
+    ImageBlock,
     TextBlock,
     ToolResultBlock,
     ToolUseBlock,
@@ -179,3 +181,22 @@ async def test_whitespace_only_text_is_not_sent_to_anthropic() -> None:
         body = server.requests[0].body
     assert [b["type"] for b in body["messages"][1]["content"]] == ["tool_use"]
     assert body["messages"][2]["content"][0]["content"] == [{"type": "text", "text": "a.py"}]
+
+
+async def test_chat_never_sends_two_user_turns_in_a_row() -> None:
+    # A prompt after a run that failed before any answer, then a compaction summary after
+    # the task: strict chat templates (Mistral, Gemma on vLLM/llama.cpp) refuse such turns.
+    history: list[AssistantMessage | UserMessage] = [
+        UserMessage("fix the bug"),
+        UserMessage("fix the bug, please"),
+        UserMessage([TextBlock("see this"), ImageBlock("image/png", "iVBORw0KGgo=")]),
+    ]
+    with FakeOpenAIServer([text("ok")]) as server:
+        model = OpenAIChatModel("local", base_url=server.base_url)
+        await collect(model, ModelRequest("local", "", history))
+        await model.aclose()
+        sent = server.requests[0].body["messages"]
+    assert [m["role"] for m in sent] == ["user"]
+    assert [p["type"] for p in sent[0]["content"]] == ["text", "text", "image_url"]
+    assert sent[0]["content"][0]["text"] == "fix the bug\n\nfix the bug, please"
+    validate(CompletionCreateParamsStreaming, server.requests[0].body)

@@ -178,11 +178,31 @@ class OpenAIChatModel:
 def convert_messages(messages: list[AssistantMessage | UserMessage]) -> list[dict[str, Any]]:
     wire: list[dict[str, Any]] = []
     for message in messages:
-        if isinstance(message, UserMessage):
-            wire.extend(_user_messages(message))
-        else:
-            wire.extend(_assistant_message(message))
+        converted = (
+            _user_messages(message)
+            if isinstance(message, UserMessage)
+            else _assistant_message(message)
+        )
+        for item in converted:
+            if wire and item["role"] == "user" and wire[-1]["role"] == "user":
+                wire[-1] = _merged_user(wire[-1], item)
+            else:
+                wire.append(item)
     return wire
+
+
+def _merged_user(first: dict[str, Any], second: dict[str, Any]) -> dict[str, Any]:
+    """Two user turns in a row (a prompt after a failed run, the task and a compaction
+    summary) as one: many compatible servers' chat templates insist that roles alternate."""
+    a, b = first["content"], second["content"]
+    if isinstance(a, str) and isinstance(b, str):
+        return {"role": "user", "content": f"{a}\n\n{b}"}
+    parts = [*_parts(a), *_parts(b)]
+    return {"role": "user", "content": parts}
+
+
+def _parts(content: str | list[dict[str, Any]]) -> list[dict[str, Any]]:
+    return [{"type": "text", "text": content}] if isinstance(content, str) else content
 
 
 def _user_messages(message: UserMessage) -> list[dict[str, Any]]:
