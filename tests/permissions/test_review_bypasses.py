@@ -208,3 +208,16 @@ async def test_a_tilde_user_path_is_checked_where_the_tool_reads_it(project: Pro
     assert (await decide(gate, "Read", target, project.root))[0] == "ask"
     denying = make_gate(project.root, deny=["Read(~/.ssh/**)"], home=Path(me.pw_dir))
     assert (await decide(denying, "Read", target, project.root))[0] == "deny"
+
+
+async def test_glob_through_a_symlinked_directory_is_judged_where_it_walks(
+    project: Project,
+) -> None:
+    (project.root / "src" / "door").symlink_to(project.outside)
+    gate = make_gate(project.root, deny=DENY, callback=Recorder())
+    listing = {"pattern": "src/door/**", "path": str(project.root)}
+    assert (await decide(gate, "Glob", listing, project.root))[0] == "ask"
+    secret_names = {"pattern": "secrets/*", "path": str(project.root)}
+    assert (await decide(gate, "Glob", secret_names, project.root))[0] == "deny"
+    plain = {"pattern": "src/**/*.py", "path": str(project.root)}
+    assert (await decide(gate, "Glob", plain, project.root))[0] == "allow"

@@ -150,11 +150,9 @@ def _file_target(name: str, input: dict[str, Any]) -> str | None:
     else:
         target = "." if name in ("Glob", "Grep", "LS") else None
     pattern = input.get("pattern")
-    # A glob that climbs out (``../../etc/*``) or is absolute reads where it points.
-    climbs = isinstance(pattern, str) and (
-        pattern.startswith(("/", "~")) or ".." in pattern.split("/")
-    )
-    if name == "Glob" and isinstance(pattern, str) and target is not None and climbs:
+    # Glob walks from the pattern's literal directory prefix: ``../../etc/*``, ``/etc/*``
+    # or ``src/link-out/**`` (a symlink) list where they point, not under ``path``.
+    if name == "Glob" and isinstance(pattern, str) and target is not None:
         prefix = re.split(r"[*?\[{]", pattern, maxsplit=1)[0]
         target = os.path.join(target, os.path.dirname(prefix) or ".")
     return target
