@@ -200,3 +200,12 @@ async def test_chat_never_sends_two_user_turns_in_a_row() -> None:
     assert [p["type"] for p in sent[0]["content"]] == ["text", "text", "image_url"]
     assert sent[0]["content"][0]["text"] == "fix the bug\n\nfix the bug, please"
     validate(CompletionCreateParamsStreaming, server.requests[0].body)
+
+
+def test_chat_against_openais_own_url_uses_max_completion_tokens() -> None:
+    official = OpenAIChatModel("gpt-5.5", api_key="k", base_url="https://api.openai.com/v1")
+    local = OpenAIChatModel("llama3.1", base_url="http://127.0.0.1:11434/v1")
+    request = ModelRequest("gpt-5.5", "", [UserMessage("a")], max_tokens=100)
+    assert official.build_body(request).get("max_completion_tokens") == 100
+    assert "max_tokens" not in official.build_body(request)
+    assert local.build_body(request).get("max_tokens") == 100

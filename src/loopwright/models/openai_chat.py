@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator, Mapping
 from typing import Any, Literal
+from urllib.parse import urlsplit
 
 import httpx2
 import openai
@@ -88,7 +89,7 @@ class OpenAIChatModel:
         # OpenAI itself wants max_completion_tokens; most compatible servers only know
         # max_tokens.
         self.max_tokens_field = max_tokens_field or (
-            "max_completion_tokens" if base_url is None else "max_tokens"
+            "max_completion_tokens" if _is_openai(base_url) else "max_tokens"
         )
         # Local servers need no key, but the SDK refuses to start without one.
         key = api_key if api_key is not None or base_url is None else "not-needed"
@@ -173,6 +174,14 @@ class OpenAIChatModel:
             elif request.effort is not None:
                 body["reasoning_effort"] = request.effort
         return body
+
+
+def _is_openai(base_url: str | None) -> bool:
+    """OpenAI's own endpoint: no base_url, or one naming api.openai.com (OPENAI_BASE_URL is
+    often set to it), where reasoning models refuse ``max_tokens``."""
+    if base_url is None:
+        return True
+    return urlsplit(base_url).hostname == "api.openai.com"
 
 
 def convert_messages(messages: list[AssistantMessage | UserMessage]) -> list[dict[str, Any]]:
