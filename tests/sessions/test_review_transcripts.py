@@ -160,3 +160,28 @@ async def test_lru_evictions_leave_disk_flushes_to_sync(
     assert sorted(Path(path).stem for path, _ in flushed) == ["a", "b", "c"]
     assert not any(on_loop for _, on_loop in flushed)
     await store.aclose()
+
+
+async def test_sync_makes_a_new_transcripts_name_durable(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    synced_dirs: list[str] = []
+    real_fsync = os.fsync
+
+    def recording_fsync(fd: int) -> None:
+        synced_dirs.append(os.readlink(f"/proc/self/fd/{fd}"))
+        real_fsync(fd)
+
+    monkeypatch.setattr(os, "fsync", recording_fsync)
+    store = JSONLStore(tmp_path, cwd="/p")
+    await store.append("s", Entry("state", "s", {}))
+    await store.sync()
+    path = store.path_of("s")
+    assert path is not None
+    # The new file's directory, and the projects directory that gained a new project.
+    assert synced_dirs == [str(path.parent), str(store.projects_dir)]
+    synced_dirs.clear()
+    await store.append("s", Entry("state", "s", {}))
+    await store.sync()
+    assert synced_dirs == []  # nothing new to name
+    await store.aclose()

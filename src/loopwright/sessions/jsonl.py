@@ -88,6 +88,10 @@ class JSONLStore:
         # the LRU needs no flush of its own, which would block the event loop once per
         # append with more open sessions than descriptors.
         self._dirty: set[str] = set()
+        # Directories that gained an entry (a new transcript or project) since the last
+        # sync: flushing a file's data does not make its name durable, its directory's
+        # fsync does.
+        self._new_entries: set[Path] = set()
 
     # ------------------------------------------------------------------ paths
 
@@ -135,7 +139,10 @@ class JSONLStore:
         if path is None:
             project = project_of_first_entry(first, self.default_project)
             path = self.projects_dir / project / f"{session_id}.jsonl"
-            path.parent.mkdir(parents=True, exist_ok=True)
+            self._new_entries.add(path.parent)  # the file's name must survive a power loss
+            if not path.parent.is_dir():
+                self._new_entries.add(self.projects_dir)  # and so must a new project's
+                path.parent.mkdir(parents=True, exist_ok=True)
             self._paths[session_id] = path
         fd = os.open(path, os.O_RDWR | os.O_APPEND | os.O_CREAT, 0o600)
         _cut_torn_tail(fd, path)
@@ -148,6 +155,9 @@ class JSONLStore:
     def _take_dirty(self) -> list[Path]:
         paths = [self._paths[sid] for sid in self._dirty if sid in self._paths]
         self._dirty.clear()
+        # Files first, then the directories naming them (deepest first).
+        paths.extend(sorted(self._new_entries, key=lambda p: len(p.parts), reverse=True))
+        self._new_entries.clear()
         return paths
 
     async def sync(self) -> None:
@@ -196,13 +206,17 @@ class JSONLStore:
 
 
 def _fdatasync_all(paths: list[Path]) -> None:
+    """Flush files (their data) and directories (their entries) to disk."""
     for path in paths:
         try:
             fd = os.open(path, os.O_RDONLY)
         except FileNotFoundError:  # deleted meanwhile: nothing left to make durable
             continue
         try:
-            os.fdatasync(fd)
+            if path.is_dir():
+                os.fsync(fd)
+            else:
+                os.fdatasync(fd)
         finally:
             os.close(fd)
 
