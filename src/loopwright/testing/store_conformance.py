@@ -184,6 +184,22 @@ async def check_restore_round_trip(store: SessionStore) -> None:
     _ensure(restored.last_uuid == restored.messages[-1].uuid, "last_uuid is the leaf")
 
 
+async def check_a_repeated_uuid_is_kept(store: SessionStore) -> None:
+    # A message object sent twice is recorded twice (same uuid, another parent): a store
+    # that keys entries by uuid would lose everything said in between on resume.
+    recorder = SessionRecorder(store, "s-twice")
+    ping = UserMessage("ping")
+    between = [AssistantMessage([TextBlock("a")]), UserMessage("middle")]
+    for message in (ping, *between):
+        await recorder.message(message)
+    next_run = SessionRecorder(store, "s-twice", parent_uuid=recorder.last_uuid)
+    await next_run.message(ping)
+    loaded = await store.load("s-twice")
+    _ensure(len(loaded) == 4, "append() must keep an entry whose uuid was appended before")
+    texts = [m.content for m in restore(loaded).messages if isinstance(m, UserMessage)]
+    _ensure(texts == ["ping", "middle", "ping"], "a repeated message restores in its place")
+
+
 STORE_CHECKS: dict[str, Check] = {
     "append_then_load_in_order": check_append_then_load_in_order,
     "unknown_session_loads_empty": check_unknown_session_loads_empty,
@@ -197,6 +213,7 @@ STORE_CHECKS: dict[str, Check] = {
     "delete_removes_only_that_session": check_delete_removes_only_that_session,
     "fork_leaves_original_untouched": check_fork_leaves_original_untouched,
     "restore_round_trip": check_restore_round_trip,
+    "a_repeated_uuid_is_kept": check_a_repeated_uuid_is_kept,
 }
 
 
