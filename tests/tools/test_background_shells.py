@@ -94,3 +94,17 @@ async def test_unknown_ids_and_bad_filters_are_errors(ctx: ToolContext) -> None:
     assert (await call(KillShellTool(), ctx, shell_id="bash_99")).is_error
     shell_id = await start(ctx, "true")
     assert (await call(BashOutputTool(), ctx, bash_id=shell_id, filter="(")).is_error
+
+
+async def test_a_catastrophic_filter_does_not_stall_the_event_loop(ctx: ToolContext) -> None:
+    shell_id = await start(ctx, "printf '%s!\\n' aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa; echo ok")
+    shells = ctx.state.resources["background_shells"]
+    assert isinstance(shells, BackgroundShells)
+    shell = shells.get(shell_id)
+    assert shell is not None
+    await asyncio.wait_for(shell.waiter, timeout=5)
+    loop = asyncio.get_running_loop()
+    started = loop.time()
+    result = await call(BashOutputTool(), ctx, bash_id=shell_id, filter="^(a+)+$|ok")
+    assert loop.time() - started < 5
+    assert "ok" in str(result.content) and "aaaa" not in str(result.content)

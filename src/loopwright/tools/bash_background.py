@@ -9,7 +9,6 @@ from __future__ import annotations
 import asyncio
 import codecs
 import os
-import re
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -17,6 +16,7 @@ from typing import Any, Literal
 
 from loopwright.tools.base import SessionState, ToolContext, ToolResult
 from loopwright.tools.bash_process import kill_process_group, spawn_shell
+from loopwright.tools.ripgrep import run_rg
 
 RESOURCE_KEY = "background_shells"
 # Each BashOutput call returns at most this much new output; the rest waits for the next call.
@@ -116,10 +116,22 @@ def _unknown_shell(shell_id: object, state: SessionState) -> ToolResult:
     return ToolResult.error(f"no background shell {shell_id!r}; running shells: {known}")
 
 
-def _filtered(text: str, pattern: re.Pattern[str] | None) -> str:
+async def _filtered(text: str, pattern: str | None, cwd: Path) -> str | ToolResult:
+    """The lines matching ``pattern``. ripgrep runs it (linear-time regex, in another
+    process): a model-written pattern like ``(a+)+$`` must not stall the event loop."""
     if pattern is None:
         return text
-    return "".join(line for line in text.splitlines(keepends=True) if pattern.search(line))
+    args = ["--no-config", "--color=never", "--text", "--no-line-number", "-e", pattern, "-"]
+    try:
+        output = await run_rg(args, cwd, stdin=text.encode("utf-8", errors="surrogateescape"))
+    except FileNotFoundError as exc:
+        return ToolResult.error(str(exc))
+    except TimeoutError:
+        return ToolResult.error("filtering the output timed out; use a simpler filter")
+    if output.exit_code == 2:
+        problem = output.stderr.strip() or "rg rejected it"
+        return ToolResult.error(f"filter is not a valid regular expression: {problem}")
+    return output.stdout.decode("utf-8", errors="replace")
 
 
 def _status_line(shell: BackgroundShell) -> str:
@@ -159,14 +171,13 @@ class BashOutputTool:
         shell = background_shells(ctx.state).get(str(shell_id))
         if shell is None:
             return _unknown_shell(shell_id, ctx.state)
-        pattern: re.Pattern[str] | None = None
         raw_filter = input.get("filter")
-        if raw_filter is not None:
-            try:
-                pattern = re.compile(str(raw_filter))
-            except re.error as exc:
-                return ToolResult.error(f"filter is not a valid regular expression: {exc}")
-        text = _filtered(await asyncio.to_thread(shell.read_new_output), pattern)
+        pattern = None if raw_filter is None else str(raw_filter)
+        if pattern is not None and ("\x00" in pattern or not pattern):
+            return ToolResult.error("filter must be a non-empty regular expression")
+        text = await _filtered(await asyncio.to_thread(shell.read_new_output), pattern, ctx.cwd)
+        if isinstance(text, ToolResult):
+            return text
         more = await asyncio.to_thread(shell.has_unread_output)
         note = "\n[more output is waiting; call BashOutput again]" if more else ""
         return ToolResult(f"{_status_line(shell)}\n{text or '(no new output)'}{note}")

@@ -50,7 +50,9 @@ class RgOutput:
     exit_code: int
 
 
-async def run_rg(args: list[str], cwd: Path, timeout: float = RG_TIMEOUT_SECONDS) -> RgOutput:
+async def run_rg(
+    args: list[str], cwd: Path, timeout: float = RG_TIMEOUT_SECONDS, stdin: bytes | None = None
+) -> RgOutput:
     """Run rg to completion; kill it on timeout or cancellation. Raises FileNotFoundError."""
     binary = ripgrep_binary()
     if binary is None:
@@ -59,12 +61,12 @@ async def run_rg(args: list[str], cwd: Path, timeout: float = RG_TIMEOUT_SECONDS
         binary,
         *args,
         cwd=str(cwd),
-        stdin=asyncio.subprocess.DEVNULL,
+        stdin=asyncio.subprocess.DEVNULL if stdin is None else asyncio.subprocess.PIPE,
         stdout=asyncio.subprocess.PIPE,
         stderr=asyncio.subprocess.PIPE,
     )
     try:
-        stdout, stderr = await asyncio.wait_for(process.communicate(), timeout)
+        stdout, stderr = await asyncio.wait_for(process.communicate(stdin), timeout)
     except (TimeoutError, asyncio.CancelledError):
         with contextlib.suppress(ProcessLookupError):
             process.kill()
