@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import asyncio
+from dataclasses import replace
+from itertools import pairwise
 from pathlib import Path
 
 from loopwright import AgentDefinition, Client, Options, query, tool
@@ -179,3 +181,39 @@ async def test_a_crash_after_any_entry_resumes_to_a_history_providers_accept(
         total = total + result.usage
     assert restore(entries).usage == total
     assert restore(entries).num_turns == sum(r.num_turns for r in results)
+
+
+async def test_a_subagent_compacting_its_context_keeps_its_task(tmp_path: Path) -> None:
+    reviewer = AgentDefinition(description="Reviews", prompt="Review only.", tools=["peek"])
+    subagent_requests: list[ModelRequest] = []
+
+    def answer(request: ModelRequest) -> Step:
+        if request.metadata.get("purpose") == "compaction":
+            return text("summary: peeked at several files")
+        if request.system.startswith("Review only."):
+            subagent_requests.append(request)
+            if len(subagent_requests) < 7:
+                # No provider count: the context is estimated, as on a server without usage.
+                return replace(tool_call("peek", path=f"f{len(subagent_requests)}"), usage=Usage())
+            return text("fine")
+        if len(request.messages) == 1:
+            return tool_call(
+                "Agent", description="r", prompt="TASK: review a", subagent_type="reviewer"
+            )
+        return text("done")
+
+    options = Options(
+        permission_mode="bypassPermissions",
+        model=FunctionModel(answer),
+        cwd=tmp_path,
+        tools=[peek, "Agent"],
+        agents={"reviewer": reviewer},
+        setting_sources=[],
+        context_window=4000,
+    )
+    messages = [m async for m in query("go", options)]
+    assert isinstance(messages[-1], ResultMessage) and messages[-1].subtype == "success"
+    sizes = [len(r.messages) for r in subagent_requests]
+    assert any(later < earlier for earlier, later in pairwise(sizes))  # it compacted
+    for request in subagent_requests:
+        assert request.messages[0].content == "TASK: review a"
