@@ -185,3 +185,15 @@ async def test_sync_makes_a_new_transcripts_name_durable(
     await store.sync()
     assert synced_dirs == []  # nothing new to name
     await store.aclose()
+
+
+async def test_a_fork_up_to_a_message_stops_there_when_a_uuid_recurs(store: JSONLStore) -> None:
+    first_run = SessionRecorder(store, "s")
+    ping, answer = UserMessage("ping"), AssistantMessage([TextBlock("pong")])
+    await first_run.message(ping)
+    await first_run.message(answer)
+    second_run = SessionRecorder(store, "s", parent_uuid=first_run.last_uuid)
+    await second_run.message(ping)  # the same message object sent again
+    await second_run.message(AssistantMessage([TextBlock("pong again")]))
+    fork_id = await fork_session("s", store=store, up_to=answer.uuid)
+    assert restore(await store.load(fork_id)).messages == [ping, answer]

@@ -173,12 +173,14 @@ async def fork_entries(
     new_session_id: str | None,
 ) -> str:
     new_id = new_session_id or new_uuid()
-    keep = {e.uuid for e in chain(entries, up_to)} if up_to is not None else None
+    # The entries themselves, not their uuids: a uuid can occur again later (a message sent
+    # twice), and copying that later entry would carry the fork past ``up_to``.
+    keep = {id(e) for e in chain(entries, up_to)} if up_to is not None else None
     copied: list[Entry] = []
     for entry in entries:
         if entry.kind == "meta" and "load_warning" in entry.payload:
             continue
-        if keep is not None and entry.kind != "meta" and entry.uuid not in keep:
+        if keep is not None and entry.kind != "meta" and id(entry) not in keep:
             continue
         copied.append(_rehome(entry, new_id))
     copied.append(meta_entry(new_id, forked_from={"session_id": session_id, "at": up_to}))
