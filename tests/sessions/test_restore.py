@@ -218,6 +218,7 @@ async def test_only_the_latest_compaction_on_the_chain_counts(store: JSONLStore)
     rec = SessionRecorder(store, "s")
     task = UserMessage("task")
     await rec.message(task)
+    summary = task
     for n in range(2):
         await rec.message(_call(f"c{n}"))
         await rec.message(_result(f"c{n}"))
