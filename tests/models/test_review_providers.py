@@ -209,3 +209,48 @@ def test_chat_against_openais_own_url_uses_max_completion_tokens() -> None:
     assert official.build_body(request).get("max_completion_tokens") == 100
     assert "max_tokens" not in official.build_body(request)
     assert local.build_body(request).get("max_tokens") == 100
+
+
+class _InputAtStartServer(FakeServer):
+    """An Anthropic-compatible server that sends a tool call's input whole, at its start."""
+
+    def handle(self, exchange: Exchange) -> None:
+        message = {
+            "id": "msg_1",
+            "type": "message",
+            "role": "assistant",
+            "model": MODEL,
+            "content": [],
+            "stop_reason": None,
+            "stop_sequence": None,
+            "usage": {"input_tokens": 5, "output_tokens": 1},
+        }
+        tool_use = {"type": "tool_use", "id": "toolu_1", "name": "Read", "input": {"path": "/a"}}
+        exchange.send_sse(
+            [
+                ("message_start", {"type": "message_start", "message": message}),
+                (
+                    "content_block_start",
+                    {"type": "content_block_start", "index": 0, "content_block": tool_use},
+                ),
+                ("content_block_stop", {"type": "content_block_stop", "index": 0}),
+                (
+                    "message_delta",
+                    {
+                        "type": "message_delta",
+                        "delta": {"stop_reason": "tool_use", "stop_sequence": None},
+                        "usage": {"output_tokens": 9},
+                    },
+                ),
+                ("message_stop", {"type": "message_stop"}),
+            ]
+        )
+
+
+async def test_a_tool_input_sent_whole_at_block_start_is_kept() -> None:
+    with _InputAtStartServer() as server:
+        model = AnthropicModel(MODEL, api_key="k", base_url=server.url)
+        _, response = await collect(model, ModelRequest(MODEL, "", [UserMessage("read /a")]))
+        await model.aclose()
+    calls = [b for b in response.content if isinstance(b, ToolUseBlock)]
+    assert [(c.id, c.input) for c in calls] == [("toolu_1", {"path": "/a"})]

@@ -16,7 +16,7 @@ from anthropic.types import Message, RawMessageStreamEvent
 from anthropic.types.beta import BetaMessage, BetaRawMessageStreamEvent
 
 from loopwright.errors import ModelError, ModelErrorKind
-from loopwright.messages import ContentBlock, TextBlock, ThinkingBlock, Usage
+from loopwright.messages import ContentBlock, TextBlock, ThinkingBlock, ToolUseBlock, Usage
 from loopwright.models._anthropic_wire import PROVIDER, build_body, count_tokens_body
 from loopwright.models._wire import (
     ClientPerLoop,
@@ -228,6 +228,9 @@ class _Assembly:
                     "id": block.id,
                     "name": block.name,
                     "json": [],
+                    # Anthropic starts with {} and streams the input; some compatible
+                    # servers put all of it here and stream nothing.
+                    "start_input": block.input,
                 }
                 return ToolCallStart(ordinal, block.id, block.name, raw=event.to_dict())
             case _:
@@ -308,7 +311,13 @@ def _finish_block(block: dict[str, Any]) -> ContentBlock | None:
                 "", None, provider_data={"provider": PROVIDER, "redacted_data": block["data"]}
             )
         case "tool_use":
-            return tool_use_from_arguments(block["id"], block["name"], "".join(block["json"]))
+            streamed = "".join(block["json"])
+            start_input = block.get("start_input")
+            if not streamed.strip() and isinstance(start_input, dict) and start_input:
+                return ToolUseBlock(
+                    block["id"], block["name"], dict(cast(dict[str, Any], start_input))
+                )
+            return tool_use_from_arguments(block["id"], block["name"], streamed)
         case _:
             return None
 
