@@ -42,6 +42,19 @@ def _claude(input: float, output: float, cache_read: float) -> ModelPrice:
     return ModelPrice(input, output, cache_read, input * 1.25)
 
 
+def _claude_long_context(input: float, output: float, cache_read: float) -> ModelPrice:
+    long = _claude(input * 2, output * 1.5, cache_read * 2)
+    base = _claude(input, output, cache_read)
+    return ModelPrice(
+        base.input,
+        base.output,
+        base.cache_read,
+        base.cache_write,
+        long_prompt_threshold=200_000,
+        long_prompt=long,
+    )
+
+
 def _openai(input: float, output: float, cached: float) -> ModelPrice:
     return ModelPrice(input, output, cached, input)
 
@@ -64,6 +77,11 @@ _BUILTIN_PRICES: dict[str, ModelPrice] = {
     # Sonnet 5.5 cache reads were cut from $0.20 to $0.10 on 2026-10-07.
     "claude-sonnet-5-5*": _claude(2.0, 10.0, 0.10),
     "claude-sonnet-5*": _claude(2.0, 10.0, 0.20),
+    # Sonnet 4 and 4.5 on the 1M-token beta ([1m]): a prompt over 200K tokens (cache reads
+    # and writes included) bills the whole response at $6 / $22.50.
+    "claude-sonnet-4-5*": _claude_long_context(3.0, 15.0, 0.30),
+    "claude-sonnet-4-2*": _claude_long_context(3.0, 15.0, 0.30),  # claude-sonnet-4-20250514
+    "claude-sonnet-4-0*": _claude_long_context(3.0, 15.0, 0.30),
     "claude-sonnet-4*": _claude(3.0, 15.0, 0.30),
     "claude-3-7-sonnet*": _claude(3.0, 15.0, 0.30),
     "claude-haiku-5-5*": ModelPrice(

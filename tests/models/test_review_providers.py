@@ -254,3 +254,11 @@ async def test_a_tool_input_sent_whole_at_block_start_is_kept() -> None:
         await model.aclose()
     calls = [b for b in response.content if isinstance(b, ToolUseBlock)]
     assert [(c.id, c.input) for c in calls] == [("toolu_1", {"path": "/a"})]
+
+
+def test_sonnet_4_5_over_200k_prompt_tokens_bills_the_long_context_rate() -> None:
+    short, long = Usage(100_000, 1000), Usage(150_000, 1000, cache_read_input_tokens=60_000)
+    assert cost_of("claude-sonnet-4-5[1m]", short) == pytest.approx((100_000 * 3 + 1000 * 15) / 1e6)
+    expected = (150_000 * 6 + 1000 * 22.5 + 60_000 * 0.6) / 1e6
+    assert cost_of("claude-sonnet-4-5-20250929", long) == pytest.approx(expected)
+    assert cost_of("claude-sonnet-4-20250514", long) == pytest.approx(expected)
