@@ -94,3 +94,25 @@ async def test_no_match_and_errors(ctx: ToolContext, tmp_path: Path) -> None:
         {"pattern": "*", "respect_gitignore": "no"},
     ):
         assert (await glob(ctx, **case)).is_error, case
+
+
+def test_adversarial_patterns_match_in_polynomial_time() -> None:
+    import time
+
+    deep = "/".join(["a"] * 30) + "/y"
+    long_name = "a" * 250
+    cases = [
+        ("**/" * 12 + "x", deep, False),
+        ("**/a/" * 8 + "**/y", deep, True),
+        ("*a*a*a*a*a*a*a*a*b", long_name, False),
+        ("{a,b}/{c,d}/**/*{x,y}*", "b/c/q/r/zyz", True),
+    ]
+    for pattern, path, expected in cases:
+        started = time.monotonic()
+        assert compile_glob(pattern).matcher.fullmatch(path) == expected, pattern
+        assert time.monotonic() - started < 1, pattern
+
+
+async def test_a_brace_bomb_is_an_error(ctx: ToolContext) -> None:
+    result = await glob(ctx, pattern="{a,b}" * 12)
+    assert result.is_error and "alternatives" in str(result.content)

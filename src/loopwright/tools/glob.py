@@ -144,7 +144,10 @@ class GlobTool:
         base = base if base.is_absolute() else ctx.state.cwd / base
         if not base.is_dir():
             return ToolResult.error(f"path is not a directory: {base}")
-        compiled = compile_glob(pattern)
+        try:
+            compiled = compile_glob(pattern)
+        except ValueError as exc:
+            return ToolResult.error(str(exc))
         root = Path(os.path.normpath(base / compiled.literal_prefix))
         if not root.is_dir():
             return ToolResult("No files found")

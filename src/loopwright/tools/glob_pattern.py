@@ -1,4 +1,4 @@
-"""Glob patterns (``**``, ``*``, ``?``, ``[...]``, ``{a,b}``) compiled to regular expressions.
+"""Glob patterns (``**``, ``*``, ``?``, ``[...]``, ``{a,b}``) compiled to matchers.
 
 Python's ``fnmatch`` lets ``*`` cross ``/`` and knows no braces, and ``glob`` knows no braces
 either, so the Glob tool compiles its own: matching is on the path relative to the search
@@ -44,41 +44,135 @@ def _brace_alternatives(pattern: str, start: int) -> tuple[list[str], int] | Non
     return None
 
 
-def translate(pattern: str) -> str:
-    """A regex (without anchors) for ``pattern`` over ``/``-separated relative paths."""
-    out: list[str] = []
+MAX_ALTERNATIVES = 1024
+
+
+def expand_braces(pattern: str) -> list[str]:
+    """``a{b,c{d,e}}f`` → abf, acdf, acef (escaped braces stay literal)."""
     index = 0
     while index < len(pattern):
-        char = pattern[index]
-        if pattern.startswith("**/", index):
-            out.append("(?:.*/)?")
-            index += 3
-            continue
-        if pattern.startswith("**", index):
-            out.append(".*")
+        if pattern[index] == "\\":
             index += 2
             continue
+        if pattern[index] == "{" and (braces := _brace_alternatives(pattern, index)) is not None:
+            alternatives, closing = braces
+            if len(alternatives) > 1:
+                head, tail = pattern[:index], pattern[closing + 1 :]
+                out: list[str] = []
+                for alternative in alternatives:
+                    for rest in expand_braces(alternative + tail):
+                        out.append(head + rest)
+                        if len(out) > MAX_ALTERNATIVES:
+                            raise ValueError(
+                                f"the pattern expands to more than {MAX_ALTERNATIVES} "
+                                "alternatives; use fewer braces"
+                            )
+                return out
+        index += 1
+    return [pattern]
+
+
+def _segment_regex(segment: str) -> str:
+    """One path segment. Each ``*`` but the last takes the shortest match, atomically, so
+    a pattern like ``*a*a*a*b`` cannot backtrack exponentially (as fnmatch does)."""
+    chunks: list[str] = [""]
+    index = 0
+    while index < len(segment):
+        char = segment[index]
         if char == "*":
-            out.append("[^/]*")
+            while index + 1 < len(segment) and segment[index + 1] == "*":
+                index += 1
+            chunks.append("")
         elif char == "?":
-            out.append("[^/]")
-        elif char == "[" and (closing := _closing_bracket(pattern, index)) != -1:
-            members = pattern[index + 1 : closing]
+            chunks[-1] += "[^/]"
+        elif char == "[" and (closing := _closing_bracket(segment, index)) != -1:
+            members = segment[index + 1 : closing]
             negate = members[:1] in ("!", "^")
             body = members[1:] if negate else members
-            out.append(("[^/" if negate else "[") + body.replace("\\", "\\\\") + "]")
+            chunks[-1] += ("[^/" if negate else "[") + body.replace("\\", "\\\\") + "]"
             index = closing
-        elif char == "{" and (braces := _brace_alternatives(pattern, index)) is not None:
-            alternatives, closing = braces
-            out.append("(?:" + "|".join(translate(a) for a in alternatives) + ")")
-            index = closing
-        elif char == "\\" and index + 1 < len(pattern):
+        elif char == "\\" and index + 1 < len(segment):
             index += 1
-            out.append(re.escape(pattern[index]))
+            chunks[-1] += re.escape(segment[index])
         else:
-            out.append(re.escape(char))
+            chunks[-1] += re.escape(char)
         index += 1
-    return "".join(out)
+    if len(chunks) == 1:
+        return chunks[0]
+    middle = "".join(f"(?>[^/]*?{chunk})" for chunk in chunks[1:-1])
+    return f"{chunks[0]}{middle}[^/]*{chunks[-1]}"
+
+
+_Segments = tuple["re.Pattern[str] | None", ...]  # None stands for ``**``
+
+
+class GlobMatcher:
+    """Matches ``/``-separated relative paths; ``**`` spans any number of segments (at
+    least one at the end of a pattern). Segments match atomically, and patterns with
+    ``**`` anywhere but at the start are matched segment by segment with memoisation, so
+    no pattern backtracks exponentially (a plain regex did, for minutes, on ``**/**/…``)."""
+
+    def __init__(self, pattern: str) -> None:
+        self.pattern = pattern
+        self._regexes: list[re.Pattern[str]] = []
+        self._searches: list[_Segments] = []
+        for alternative in expand_braces(pattern):
+            segments: list[str | None] = []
+            for segment in alternative.split("/"):
+                if segment != "**":
+                    segments.append(_segment_regex(segment))
+                elif not segments or segments[-1] is not None:
+                    segments.append(None)  # ``**/**`` is one ``**``
+            stars = segments.count(None)
+            if stars == 0 or (stars == 1 and segments[0] is None and len(segments) > 1):
+                # One regex: segments cannot cross "/", so it backtracks only over where
+                # a leading ``**`` ends (one try per directory level).
+                body = "/".join(s for s in segments if s is not None)
+                self._regexes.append(re.compile(("(?:[^/]*/)*" if stars else "") + body, re.S))
+            else:
+                self._searches.append(
+                    tuple(None if s is None else re.compile(s, re.DOTALL) for s in segments)
+                )
+
+        only = self._regexes[0] if len(self._regexes) == 1 and not self._searches else None
+        self._only = only
+
+    def fullmatch(self, path: str) -> bool:
+        if self._only is not None:
+            return self._only.fullmatch(path) is not None
+        if any(regex.fullmatch(path) for regex in self._regexes):
+            return True
+        if not self._searches:
+            return False
+        parts = path.split("/")
+        return any(_match(segments, parts) for segments in self._searches)
+
+
+def _match(segments: _Segments, parts: list[str]) -> bool:
+    seen: set[tuple[int, int]] = set()
+    stack = [(0, 0)]
+    while stack:
+        pattern_index, part_index = stack.pop()
+        if (pattern_index, part_index) in seen:
+            continue
+        seen.add((pattern_index, part_index))
+        if pattern_index == len(segments):
+            if part_index == len(parts):
+                return True
+            continue
+        segment = segments[pattern_index]
+        if segment is None:
+            last = pattern_index == len(segments) - 1
+            if last:
+                if part_index < len(parts):
+                    return True  # a trailing ** takes everything that is left
+                continue
+            stack.append((pattern_index + 1, part_index))
+            if part_index < len(parts):
+                stack.append((pattern_index, part_index + 1))
+        elif part_index < len(parts) and segment.fullmatch(parts[part_index]):
+            stack.append((pattern_index + 1, part_index + 1))
+    return False
 
 
 @dataclass(frozen=True, slots=True)
@@ -86,12 +180,13 @@ class CompiledGlob:
     """A pattern split into the literal directory to start from and what to match below it."""
 
     literal_prefix: str
-    matcher: re.Pattern[str]
+    matcher: GlobMatcher
     # How many path segments below the prefix can match; None when ``**`` makes it unbounded.
     max_depth: int | None
 
 
 def compile_glob(pattern: str) -> CompiledGlob:
+    """Raises ValueError for a pattern with too many brace alternatives."""
     segments = pattern.split("/")
     prefix: list[str] = []
     while len(segments) > 1 and not (GLOB_SPECIALS & set(segments[0])) and "\\" not in segments[0]:
@@ -99,4 +194,4 @@ def compile_glob(pattern: str) -> CompiledGlob:
     rest = "/".join(segments)
     unbounded = "**" in rest or ("{" in rest and "/" in rest)
     depth = None if unbounded else rest.count("/") + 1
-    return CompiledGlob("/".join(prefix), re.compile(translate(rest), re.DOTALL), depth)
+    return CompiledGlob("/".join(prefix), GlobMatcher(rest), depth)
