@@ -10,7 +10,9 @@ import pytest
 
 from loopwright.messages import (
     AssistantMessage,
+    Message,
     ResultMessage,
+    SystemMessage,
     TextBlock,
     ToolResultBlock,
     ToolUseBlock,
@@ -52,22 +54,30 @@ def _text(message: AssistantMessage | UserMessage) -> str:
     return "".join(b.text for b in message.content if isinstance(b, TextBlock))
 
 
+async def _run(recorder: SessionRecorder, *messages: Message) -> None:
+    """One run as the loop records it: init, its messages, the result."""
+    for message in (SystemMessage("init", {}), *messages, _result_message()):
+        await recorder.message(message)
+
+
 async def test_a_prompt_object_sent_twice_keeps_everything_between(store: JSONLStore) -> None:
     rec = SessionRecorder(store, "s")
     ping = UserMessage("ping")  # one object, queried twice
-    middle = [AssistantMessage([TextBlock("a")]), UserMessage("middle")]
-    last = AssistantMessage([TextBlock("c")])
-    for message in (ping, middle[0], _result_message(), middle[1]):
-        await rec.message(message)
-    await rec.message(AssistantMessage([TextBlock("b")]))
-    await rec.message(_result_message())
-    await rec.message(ping)
-    await rec.message(last)
-    texts = [
-        m.content if isinstance(m.content, str) else m.content[0].text  # type: ignore[union-attr]
-        for m in restore(await store.load("s")).messages
-    ]
+    await _run(rec, ping, AssistantMessage([TextBlock("a")]))
+    await _run(rec, UserMessage("middle"), AssistantMessage([TextBlock("b")]))
+    await _run(rec, ping, AssistantMessage([TextBlock("c")]))
+    texts = [_text(m) for m in restore(await store.load("s")).messages]
     assert texts == ["ping", "a", "middle", "b", "ping", "c"]
+
+
+async def test_a_prompt_reused_after_a_cancelled_run_is_recorded(store: JSONLStore) -> None:
+    rec = SessionRecorder(store, "s")
+    ping = UserMessage("ping")
+    for message in (SystemMessage("init", {}), ping):  # cancelled: no result
+        await rec.message(message)
+    await _run(rec, ping, AssistantMessage([TextBlock("pong")]))
+    texts = [_text(m) for m in restore(await store.load("s")).messages]
+    assert texts == ["ping", "ping", "pong"]
 
 
 async def test_a_message_recorded_again_in_the_same_run_is_written_once(

@@ -14,8 +14,8 @@ from typing import Any, Literal
 from loopwright.messages import (
     ConversationMessage,
     Message,
-    ResultMessage,
     StreamEvent,
+    SystemMessage,
     Usage,
     new_uuid,
 )
@@ -35,8 +35,9 @@ class SessionRecorder:
         self._last = parent_uuid
         # Messages recorded during the current run: recording one again (the loop's
         # cancellation path re-records the history's last message) must not write a second
-        # entry. A ResultMessage ends the run; a message object reused in a later run
-        # (the same UserMessage sent twice) is recorded again, as it was sent again.
+        # entry. A run starts with its init message (a run cancelled before its result
+        # ends without one); a message object reused in a later run (the same UserMessage
+        # sent twice) is recorded again, as it was sent again.
         self._this_run: set[str] = set()
 
     @property
@@ -50,16 +51,17 @@ class SessionRecorder:
 
     async def message(self, message: Message) -> None:
         """Record a stream message as it is yielded (partial deltas are not kept)."""
-        if isinstance(message, StreamEvent) or message.uuid in self._this_run:
+        if isinstance(message, StreamEvent):
+            return
+        if isinstance(message, SystemMessage) and message.subtype == "init":
+            self._this_run.clear()
+        elif message.uuid in self._this_run:
             return
         await self.store.append(
             self.session_id, message_entry(self.session_id, message, self._last)
         )
         self._last = message.uuid
-        if isinstance(message, ResultMessage):
-            self._this_run.clear()
-        else:
-            self._this_run.add(message.uuid)
+        self._this_run.add(message.uuid)
 
     async def state(self, snapshot: StateSnapshot) -> None:
         """Record todos, read files and cumulative totals (at turn end, before sync)."""
