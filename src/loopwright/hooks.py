@@ -143,8 +143,10 @@ class HookContext:
     signal: Any = None
 
 
+# Returning None means "nothing to say", like returning {}.
 HookCallback: TypeAlias = Callable[
-    [Any, str | None, HookContext], Awaitable[dict[str, Any]] | dict[str, Any]
+    [Any, str | None, HookContext],
+    Awaitable[dict[str, Any]] | Awaitable[dict[str, Any] | None] | dict[str, Any] | None,
 ]
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
@@ -53,9 +54,11 @@ def test_domain_patterns(pattern: str, host: str, expected: bool) -> None:
     assert domain_matches(pattern, host) is expected
 
 
-def policy(tmp_path: Path, **rules: list[str]) -> PermissionPolicy:
+def policy(
+    tmp_path: Path, *, allow: Sequence[str] = (), ask: Sequence[str] = (), deny: Sequence[str] = ()
+) -> PermissionPolicy:
     return PermissionPolicy(
-        RuleSet.from_strings(**rules, anchor=tmp_path),
+        RuleSet.from_strings(allow=allow, ask=ask, deny=deny, anchor=tmp_path),
         "default",
         (tmp_path,),
         home=tmp_path / "home",
