@@ -122,7 +122,9 @@ def load_settings(
         sandbox = parse_sandbox_section(data, path, sandbox_base, home_path)
         merged.sandbox.append(_distrust_sandbox(sandbox) if untrusted else sandbox)
         read.append(path)
-    memory, memory_files = load_memory(cwd_path, root, home_path, chosen)
+    memory, memory_files = load_memory(
+        cwd_path, root, home_path, chosen, trust_project=trust_project
+    )
     return Settings(
         project_root=root,
         rules=merged.rules,

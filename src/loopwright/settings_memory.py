@@ -20,20 +20,45 @@ _FENCE = re.compile(r"^(```|~~~)")
 _HTML_COMMENT = re.compile(r"^\s*<!--.*?-->\s*$", re.DOTALL | re.MULTILINE)
 
 
+# Never pulled into the prompt by a repository's @import, trusted or not.
+_SECRET_HOME_PATHS = (
+    ".ssh",
+    ".aws",
+    ".gnupg",
+    ".azure",
+    ".kube",
+    ".netrc",
+    ".git-credentials",
+    ".password-store",
+    ".config/gh",
+    ".config/gcloud",
+    ".docker/config.json",
+    ".claude/.credentials.json",
+    ".npmrc",
+    ".pypirc",
+)
+
+
 @dataclass(slots=True)
 class _Loader:
     home: Path
+    # Where a repository's imports must stay (None: anywhere but the secret paths).
+    confine_to: Path | None = None
     seen: set[Path] = field(default_factory=set[Path])
     sections: list[str] = field(default_factory=list[str])
     files: list[Path] = field(default_factory=list[Path])
 
-    def load(self, path: Path, label: str, depth: int = 0) -> None:
+    def load(
+        self, path: Path, label: str, depth: int = 0, *, from_repository: bool = False
+    ) -> None:
         try:
             real = path.resolve()
         except OSError:
             return
         if real in self.seen or not real.is_file():
             return
+        if depth > 0 and from_repository and not self._may_import(real):
+            return  # a committed file must not pull secrets (or anything, untrusted) in
         self.seen.add(real)
         try:
             text = real.read_text(encoding="utf-8", errors="replace")
@@ -43,9 +68,16 @@ class _Loader:
         # Imports come first so the importing file can build on them.
         if depth < MAX_IMPORT_DEPTH:
             for target in _imports(text):
-                self.load(self._resolve(target, real.parent), "import", depth + 1)
+                resolved = self._resolve(target, real.parent)
+                self.load(resolved, "import", depth + 1, from_repository=from_repository)
         self.files.append(path)
         self.sections.append(f"Contents of {path} ({label}):\n\n{text.strip()}")
+
+    def _may_import(self, real: Path) -> bool:
+        home = self.home.resolve()
+        if any(real.is_relative_to(home / secret) for secret in _SECRET_HOME_PATHS):
+            return False
+        return self.confine_to is None or real.is_relative_to(self.confine_to)
 
     def _resolve(self, target: str, base: Path) -> Path:
         if target.startswith("~/"):
@@ -54,9 +86,11 @@ class _Loader:
 
 
 def load_memory(
-    cwd: Path, root: Path, home: Path, sources: Sequence[str]
+    cwd: Path, root: Path, home: Path, sources: Sequence[str], *, trust_project: bool = True
 ) -> tuple[str, tuple[Path, ...]]:
-    loader = _Loader(home)
+    """With ``trust_project=False`` a repository's memory files import only files inside
+    the repository; secret files under home are never imported by one."""
+    loader = _Loader(home, None if trust_project else root.resolve())
     if "user" in sources:
         loader.load(home / ".claude" / "CLAUDE.md", "user instructions")
         loader.load(home / ".loopwright" / "AGENTS.md", "user instructions")
@@ -67,9 +101,9 @@ def load_memory(
     for directory in directories:
         if "project" in sources:
             for name in ("CLAUDE.md", "AGENTS.md", ".claude/CLAUDE.md", ".loopwright/AGENTS.md"):
-                loader.load(directory / name, "project instructions")
+                loader.load(directory / name, "project instructions", from_repository=True)
         if "local" in sources:
-            loader.load(directory / "CLAUDE.local.md", "local instructions")
+            loader.load(directory / "CLAUDE.local.md", "local instructions", from_repository=True)
     return "\n\n".join(loader.sections), tuple(loader.files)
 
 

@@ -352,3 +352,24 @@ def test_untrusted_project_cannot_loosen_the_sandbox(root: Path, home: Path) -> 
     assert sandbox is not None and sandbox.enabled
     assert sandbox.writable_paths == () and sandbox.allowed_domains == ()
     assert str(root / "secrets") in sandbox.masked_paths
+
+
+def test_a_repository_cannot_import_secret_files_into_the_prompt(root: Path, home: Path) -> None:
+    write(home / ".ssh" / "id_rsa", "PRIVATE KEY")
+    write(home / ".aws" / "credentials", "aws_secret_access_key=x")
+    write(root / "CLAUDE.md", "@~/.ssh/id_rsa\n@~/.aws/credentials\nproject rules")
+    memory = load_settings(root, home=home).memory
+    assert "project rules" in memory
+    assert "PRIVATE KEY" not in memory and "aws_secret" not in memory
+
+
+def test_an_untrusted_repository_imports_only_its_own_files(
+    root: Path, home: Path, tmp_path: Path
+) -> None:
+    write(home / "notes.md", "personal notes")
+    write(tmp_path / "elsewhere.md", "outside the repo")
+    write(root / "docs" / "style.md", "house style")
+    write(root / "CLAUDE.md", f"@~/notes.md\n@{tmp_path / 'elsewhere.md'}\n@docs/style.md\n")
+    memory = load_settings(root, home=home, trust_project=False).memory
+    assert "house style" in memory
+    assert "personal notes" not in memory and "outside the repo" not in memory
