@@ -86,7 +86,7 @@ async def agent_loop(rt: Runtime, prompt: UserMessage) -> AsyncIterator[Message]
     except asyncio.CancelledError:
         # The closing results for calls cut short were added to the history, not yielded.
         last = rt.history[-1] if rt.history else None
-        if rt.recorder is not None and last is not None and last.uuid != rt.recorder.last_uuid:
+        if rt.recorder is not None and last is not None and last.uuid != rt.last_recorded_uuid:
             await record(rt, last)
         raise
     finally:
@@ -112,6 +112,7 @@ async def record(rt: Runtime, message: Message) -> None:
     if rt.recorder is None or isinstance(message, StreamEvent):
         return
     await rt.recorder.message(message)
+    rt.last_recorded_uuid = message.uuid
     turn_ended = isinstance(message, ResultMessage) or (
         isinstance(message, UserMessage)
         and message.parent_tool_use_id is None

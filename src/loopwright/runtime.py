@@ -114,6 +114,7 @@ class Runtime:
     created_at: float = field(default_factory=time.monotonic)
     # Sessions: where messages are recorded (None when not persisted, and for subagents).
     recorder: SessionRecorder | None = None
+    last_recorded_uuid: str | None = None
     owns_store: bool = False
     num_turns_total: int = 0
     # Messages to show at the start of the next run (resume warnings, notices).

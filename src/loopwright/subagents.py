@@ -104,6 +104,7 @@ def _child_runtime(
         parent=parent,
         services=services,
         meter=ContextMeter(parent.window),
+        compaction=parent.compaction,
         base_working_dirs=parent.base_working_dirs,
         deferred=deferred,
     )
