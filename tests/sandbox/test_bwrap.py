@@ -277,3 +277,20 @@ def test_credentials_under_other_names_are_dropped_too(workdir: Path, tmp_path: 
     kept = box.filter_env(env)
     box.close()
     assert set(kept) == {"PATH", "HARMLESS"}
+
+
+def test_hook_managers_and_submodule_hooks_stay_read_only(
+    sandbox: BwrapSandbox, workdir: Path
+) -> None:
+    (workdir / ".husky").mkdir()
+    (workdir / ".git" / "modules" / "sub" / "hooks").mkdir(parents=True)
+    (workdir / ".pre-commit-config.yaml").write_text("repos: []\n")
+    run(
+        sandbox,
+        "echo evil > .husky/pre-commit; echo evil > .git/modules/sub/hooks/post-checkout;"
+        " echo 'repos: [{repo: local}]' > .pre-commit-config.yaml",
+        workdir,
+    )
+    assert not (workdir / ".husky" / "pre-commit").exists()
+    assert not (workdir / ".git" / "modules" / "sub" / "hooks" / "post-checkout").exists()
+    assert (workdir / ".pre-commit-config.yaml").read_text() == "repos: []\n"

@@ -52,6 +52,13 @@ _PROXY_PORT = 3128
 _PROTECTED_IN_WORKING_DIRS = (
     ".git/hooks",
     ".git/config",
+    ".git/modules",  # submodules' own hooks and config
+    ".husky",  # hooks when core.hooksPath points here
+    ".pre-commit-config.yaml",  # local hooks run their entry commands on commit
+    ".gitmodules",
+    ".profile",
+    ".bash_profile",
+    ".zprofile",
     ".claude",
     ".loopwright",
     ".mcp.json",
