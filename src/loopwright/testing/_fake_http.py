@@ -301,6 +301,11 @@ def _chunk(data: bytes) -> bytes:
 
 
 class _QuietServer(ThreadingHTTPServer):
+    # Many concurrent sessions connect at once; the stdlib default backlog of 5 would make
+    # the kernel refuse connections and the clients retry.
+    request_queue_size = 1024
+    daemon_threads = True
+
     def handle_error(self, request: Any, client_address: Any) -> None:
         pass  # injected resets and cuts make the handler fail; that is the point
 
