@@ -221,3 +221,9 @@ async def test_glob_through_a_symlinked_directory_is_judged_where_it_walks(
     assert (await decide(gate, "Glob", secret_names, project.root))[0] == "deny"
     plain = {"pattern": "src/**/*.py", "path": str(project.root)}
     assert (await decide(gate, "Glob", plain, project.root))[0] == "allow"
+
+
+async def test_accept_edits_does_not_approve_a_pre_commit_config(project: Project) -> None:
+    gate = make_gate(project.root, mode="acceptEdits", callback=Recorder())
+    target = {"file_path": str(project.root / ".pre-commit-config.yaml"), "content": "x"}
+    assert (await decide(gate, "Write", target, project.root))[0] == "ask"

@@ -229,6 +229,7 @@ _PROTECTED_NAMES = frozenset(
         ".gitmodules",
         ".mcp.json",
         ".envrc",
+        ".pre-commit-config.yaml",  # local hooks run their entry commands on commit
     }
 )
 
