@@ -52,6 +52,9 @@ DEFAULT_CASES: list[tuple[str, str, str]] = [
     ("sort-files0-from-stdin", "printf '\\x2fetc\\x2fshadow\\0' | sort --files0-from=-", "ask"),
     ("wc-files0-from", "wc --files0-from=list", "ask"),
     ("file-files-from", "file -f -", "ask"),
+    # printf -v rewrites PATH for the rest of the line: git would run ./bin/git
+    ("printf-sets-path", "printf -v PATH ./bin && git status", "ask"),
+    ("printf-plain", "printf '%s\\n' hello", "allow"),
     # <> opens the target for writing too
     ("read-write-redirect", "echo pwned 1<>notes.txt", "ask"),
     ("read-write-redirect-git-hook", "echo x 1<> .git/pre-commit", "ask"),

@@ -70,6 +70,8 @@ _WRITING_FLAGS: dict[str, tuple[str, ...]] = {
     "date": ("-s", "--set"),
     "file": ("-C", "--compile", "-m", "--magic-file", "-f", "--files-from"),
     "git": ("--output", "-o", "--ext-diff", "--exec"),
+    # printf -v sets a variable (PATH=./bin) for the commands after it on the line.
+    "printf": ("-v",),
     # Flags that open paths named elsewhere (stdin, a list file): unchecked reads.
     "wc": ("--files0-from",),
     "du": ("--files0-from",),
