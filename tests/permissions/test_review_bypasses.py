@@ -55,6 +55,10 @@ DEFAULT_CASES: list[tuple[str, str, str]] = [
     # printf -v rewrites PATH for the rest of the line: git would run ./bin/git
     ("printf-sets-path", "printf -v PATH ./bin && git status", "ask"),
     ("printf-plain", "printf '%s\\n' hello", "allow"),
+    # a path-qualified "read-only" name runs whatever file is there
+    ("repository-cat", "./tools/cat README", "ask"),
+    ("nested-ls", "src/ls", "ask"),
+    ("system-cat", "/bin/cat src/app.py", "allow"),
     # <> opens the target for writing too
     ("read-write-redirect", "echo pwned 1<>notes.txt", "ask"),
     ("read-write-redirect-git-hook", "echo x 1<> .git/pre-commit", "ask"),

@@ -62,6 +62,7 @@ _READ_ONLY_GIT = frozenset(
     ["status", "log", "diff", "show", "rev-parse", "ls-files", "blame", "describe", "shortlog"]
 )
 ACCEPT_EDITS_COMMANDS = frozenset({"mkdir", "touch", "mv", "cp"})
+_SYSTEM_BIN_DIRS = ("/bin/", "/usr/bin/", "/sbin/", "/usr/sbin/")
 # Flags that make an otherwise read-only command write a file or run a program.
 _WRITING_FLAGS: dict[str, tuple[str, ...]] = {
     "sort": ("-o", "--output", "--compress-program", "--files0-from"),
@@ -85,6 +86,8 @@ def is_read_only(command: SimpleCommand) -> bool:
     if not command.words:
         return True
     name = os.path.basename(command.name)
+    if "/" in command.name and not command.name.startswith(_SYSTEM_BIN_DIRS):
+        return False  # ./tools/cat is whatever the repository put there, not cat
     if _has_writing_flag(name, command.words[1:]):
         return False
     if name in _WRITING_FLAGS and _unquoted_glob(command.source_text or command.text):
