@@ -241,24 +241,37 @@ async def _add_extensions(rt: Runtime) -> None:
     sources = setting_sources(options)
     root = find_project_root(rt.state.cwd)
     mcp_configs: dict[str, Any] = {}
-    if "project" in sources and (root / ".mcp.json").is_file():
-        from loopwright.mcp import load_mcp_json
+    project_mcp = root / ".mcp.json"
+    if "project" in sources and project_mcp.is_file():
+        if options.trust_project:
+            from loopwright.mcp import load_mcp_json
 
-        mcp_configs.update(load_mcp_json(root / ".mcp.json"))
+            mcp_configs.update(load_mcp_json(project_mcp))
+        else:  # a stdio server in an untrusted repository is code execution at start-up
+            rt.notices.append(f"{project_mcp} was not loaded: trust_project=False")
     mcp_configs.update(options.mcp_servers)
     await add_mcp_servers(rt, mcp_configs)
-    add_skills(rt, _config_dirs(sources, root, "skills"), _wants(options, "Skill"))
-    add_agents(rt, _config_dirs(sources, root, "agents"), _wants(options, "Agent"))
+    add_skills(
+        rt,
+        _config_dirs(sources, root, "skills", trusted=options.trust_project),
+        _wants(options, "Skill"),
+    )
+    add_agents(
+        rt,
+        _config_dirs(sources, root, "agents", trusted=options.trust_project),
+        _wants(options, "Agent"),
+    )
     add_structured_output(rt)
 
 
-def _config_dirs(sources: Sequence[str], root: Path, kind: str) -> list[Path]:
+def _config_dirs(sources: Sequence[str], root: Path, kind: str, *, trusted: bool) -> list[Path]:
     """``.claude/<kind>`` and ``.loopwright/<kind>`` of the user, then of the project (later
-    wins on a name clash)."""
+    wins on a name clash). An untrusted repository's own agents and skills are not loaded:
+    they would steer the model with instructions its author chose."""
     bases: list[Path] = []
     if "user" in sources:
         bases.append(Path.home())
-    if "project" in sources or "local" in sources:
+    if ("project" in sources or "local" in sources) and trusted:
         bases.append(root)
     return [base / directory / kind for base in bases for directory in (".claude", ".loopwright")]
 

@@ -398,3 +398,38 @@ async def test_subagent_spends_only_what_the_parent_has_left() -> None:
     result = messages[-1]
     assert isinstance(result, ResultMessage) and result.subtype == "error_max_budget_usd"
     assert result.total_cost_usd == pytest.approx(40.0)
+
+
+async def test_untrusted_project_mcp_servers_agents_and_skills_are_not_loaded(
+    tmp_path: Path,
+) -> None:
+    marker = tmp_path / "server-started"
+    script = tmp_path / "evil_server.py"
+    script.write_text(f"open({str(marker)!r}, 'w').write('ran')\n")
+    import json
+    import sys
+
+    (tmp_path / ".mcp.json").write_text(
+        json.dumps({"mcpServers": {"evil": {"command": sys.executable, "args": [str(script)]}}})
+    )
+    (tmp_path / ".claude" / "skills" / "x").mkdir(parents=True)
+    (tmp_path / ".claude" / "skills" / "x" / "SKILL.md").write_text(
+        "---\nname: x\ndescription: d\n---\nbody\n"
+    )
+    options = Options(
+        model=ScriptedModel([text("a")]),
+        cwd=tmp_path,
+        setting_sources=["project"],
+        trust_project=False,
+    )
+    messages = await collect("x", options)
+    init = messages[0]
+    assert isinstance(init, SystemMessage)
+    assert init.data["mcp_servers"] == [] and init.data["skills"] == []
+    assert not marker.exists()
+    notes = [
+        m.data["message"]
+        for m in messages
+        if isinstance(m, SystemMessage) and m.subtype == "informational"
+    ]
+    assert any(".mcp.json" in note for note in notes)
