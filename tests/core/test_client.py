@@ -95,6 +95,7 @@ async def test_interrupt_mid_tool_answers_every_call_and_kills_the_child(tmp_pat
             permission_mode="bypassPermissions", model=model, tools=[marker, "Bash"], cwd=tmp_path
         )
     ) as client:
+        child_pid = -1
         await client.query("go")
         async for message in client.receive_response():
             messages.append(message)
