@@ -231,6 +231,9 @@ async def _run(rt: Runtime, prompt: UserMessage, run: RunState) -> AsyncGenerato
                 case _:
                     assert_never(step)
     except Exception as exc:  # whatever breaks, the stream still ends with a result
+        closing = answer_orphans(rt, f"Not run: the run failed ({type(exc).__name__}).")
+        if closing is not None:
+            yield closing
         yield result_message(
             rt, run, Finish("error_during_execution", None, (f"{type(exc).__name__}: {exc}",))
         )

@@ -188,12 +188,12 @@ def close_calls(rt: Runtime, calls: Sequence[ToolUseBlock], reason: str) -> User
     return message
 
 
-def answer_orphans(rt: Runtime) -> None:
+def answer_orphans(rt: Runtime, reason: str = INTERRUPTED_RESULT) -> UserMessage | None:
+    """Close the calls of a last assistant message that never got results (if any)."""
     if not rt.history or not isinstance(rt.history[-1], AssistantMessage):
-        return
+        return None
     calls = rt.history[-1].tool_calls
-    if calls:
-        close_calls(rt, calls, INTERRUPTED_RESULT)
+    return close_calls(rt, calls, reason) if calls else None
 
 
 def context_exceeded(work: Work) -> bool:

@@ -406,3 +406,29 @@ async def test_reasoning_options_on_a_model_without_them_are_noted_once() -> Non
                     if isinstance(message, SystemMessage) and message.subtype == "informational":
                         notes.append(message.data["message"])
     assert len(notes) == 1 and "effort" in notes[0]
+
+
+async def test_a_failing_gate_still_answers_every_call_and_ends_with_a_result() -> None:
+    from loopwright.assemble import open_runtime
+    from loopwright.loop import agent_loop
+
+    class BrokenGate:
+        stop_reason = None
+
+        async def before(self, tool: Any, input: Any, ctx: Any) -> Any:
+            raise RuntimeError("policy service unreachable")
+
+        async def after(self, tool: Any, input: Any, result: Any, ctx: Any) -> Any:
+            return result
+
+    model = ScriptedModel([tool_call("echo", value="x")])
+    rt = await open_runtime(
+        Options(model=model, tools=[echo], setting_sources=[], persist_session=False)
+    )
+    rt.gate = BrokenGate()
+    messages = [m async for m in agent_loop(rt, UserMessage("go"))]
+    result = messages[-1]
+    assert isinstance(result, ResultMessage) and result.subtype == "error_during_execution"
+    assert "policy service unreachable" in result.errors[0]
+    assert len(tool_results(messages)) == 1
+    await rt.aclose()
