@@ -16,6 +16,7 @@ from collections.abc import AsyncGenerator, AsyncIterator
 from functools import partial
 from typing import assert_never
 
+from loopwright import telemetry
 from loopwright.loop_compaction import compact_if_needed, manual_compact, manual_compact_focus
 from loopwright.loop_hooks import stop_hook, submit_prompt
 from loopwright.loop_io import (
@@ -73,6 +74,17 @@ async def agent_loop(rt: Runtime, prompt: UserMessage) -> AsyncIterator[Message]
     """
     run = RunState()
     turns = _run(rt, prompt, run)
+    parent_context = rt.parent.trace_context if rt.parent is not None else None
+    span, rt.trace_context = telemetry.start_run(
+        {
+            "loopwright.session_id": rt.session_id,
+            "loopwright.model": rt.model.name,
+            "loopwright.parent_tool_use_id": rt.parent_tool_use_id,
+        },
+        parent_context,
+    )
+    rt.services["trace_context"] = rt.trace_context
+    result: ResultMessage | None = None
     try:
         async for message in turns:
             try:
@@ -80,8 +92,11 @@ async def agent_loop(rt: Runtime, prompt: UserMessage) -> AsyncIterator[Message]
             except Exception as exc:  # a full disk, a dropped database connection …
                 await turns.aclose()
                 async for closing in _stop_unrecorded(rt, run, exc):
+                    result = closing if isinstance(closing, ResultMessage) else result
                     yield closing
                 return
+            if isinstance(message, ResultMessage):
+                result = message
             yield message
     except asyncio.CancelledError:
         # The closing results for calls cut short were added to the history, not yielded.
@@ -92,6 +107,24 @@ async def agent_loop(rt: Runtime, prompt: UserMessage) -> AsyncIterator[Message]
     finally:
         await turns.aclose()
         rt.interrupt_event.clear()  # an interrupt stops this run, never a later one
+        _end_run_span(span, result)
+
+
+def _end_run_span(span: object, result: ResultMessage | None) -> None:
+    if result is None:
+        telemetry.end_run(span, {}, error="the run was cancelled")
+        return
+    telemetry.end_run(
+        span,
+        {
+            "loopwright.result": result.subtype,
+            "loopwright.num_turns": result.num_turns,
+            "loopwright.cost_usd": result.total_cost_usd,
+            "loopwright.input_tokens": result.usage.input_tokens,
+            "loopwright.output_tokens": result.usage.output_tokens,
+        },
+        error="; ".join(result.errors) or result.subtype if result.is_error else None,
+    )
 
 
 async def _stop_unrecorded(rt: Runtime, run: RunState, exc: Exception) -> AsyncIterator[Message]:

@@ -12,6 +12,7 @@ import time
 from collections.abc import AsyncIterator, Callable, Coroutine, Sequence
 from typing import Any, TypeVar
 
+from loopwright import telemetry
 from loopwright.errors import ModelError
 from loopwright.loop_state import INTERRUPTED_BY_USER, INTERRUPTED_RESULT, Finish, RunState
 from loopwright.messages import (
@@ -113,33 +114,52 @@ async def ask_model(
     response_box: list[ModelResponse],
 ) -> None:
     """Stream one response; deltas and retry notices go to the outbox as they arrive."""
-    partial = rt.options.include_partial_messages
     started = time.monotonic()
-    try:
-        async for event in rt.model.stream(request):
-            if isinstance(event, ModelResponse):
-                response_box.append(event)
-            elif isinstance(event, RetryNotice):
-                outbox.put_nowait(
-                    SystemMessage(
-                        "api_retry",
-                        {
-                            "attempt": event.attempt,
-                            "max_retries": event.max_retries,
-                            "retry_delay_ms": int(event.delay_seconds * 1000),
-                            "error_status": event.status_code,
-                            "error": event.error,
-                        },
-                    )
+    attributes = {"loopwright.model": rt.model.name, "loopwright.messages": len(request.messages)}
+    with telemetry.child_span("loopwright.model_call", rt.trace_context, attributes) as span:
+        try:
+            await _stream_into(outbox, rt, request, response_box)
+        finally:
+            rt.add_api_seconds(time.monotonic() - started)
+        if response_box:
+            response = response_box[0]
+            telemetry.annotate(
+                span,
+                {
+                    "loopwright.stop_reason": response.stop_reason,
+                    "loopwright.input_tokens": response.usage.input_tokens,
+                    "loopwright.output_tokens": response.usage.output_tokens,
+                    "loopwright.cache_read_tokens": response.usage.cache_read_input_tokens,
+                },
+            )
+
+
+async def _stream_into(
+    outbox: Outbox, rt: Runtime, request: ModelRequest, response_box: list[ModelResponse]
+) -> None:
+    partial = rt.options.include_partial_messages
+    async for event in rt.model.stream(request):
+        if isinstance(event, ModelResponse):
+            response_box.append(event)
+        elif isinstance(event, RetryNotice):
+            outbox.put_nowait(
+                SystemMessage(
+                    "api_retry",
+                    {
+                        "attempt": event.attempt,
+                        "max_retries": event.max_retries,
+                        "retry_delay_ms": int(event.delay_seconds * 1000),
+                        "error_status": event.status_code,
+                        "error": event.error,
+                    },
                 )
-            elif partial:
-                payload = event_to_stream_dict(event)
-                if payload is not None:
-                    outbox.put_nowait(
-                        StreamEvent(payload, rt.session_id, rt.parent_tool_use_id, event.raw)
-                    )
-    finally:
-        rt.add_api_seconds(time.monotonic() - started)
+            )
+        elif partial:
+            payload = event_to_stream_dict(event)
+            if payload is not None:
+                outbox.put_nowait(
+                    StreamEvent(payload, rt.session_id, rt.parent_tool_use_id, event.raw)
+                )
 
 
 def assistant_message(rt: Runtime, response: ModelResponse) -> AssistantMessage:

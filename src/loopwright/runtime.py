@@ -115,6 +115,8 @@ class Runtime:
     # Sessions: where messages are recorded (None when not persisted, and for subagents).
     recorder: SessionRecorder | None = None
     last_recorded_uuid: str | None = None
+    # OpenTelemetry context of the run in progress (model and tool spans hang under it).
+    trace_context: Any = None
     owns_store: bool = False
     num_turns_total: int = 0
     # Messages to show at the start of the next run (resume warnings, notices).

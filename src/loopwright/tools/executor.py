@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from loopwright import telemetry
 from loopwright.errors import ToolInputError
 from loopwright.messages import ImageBlock, TextBlock, ToolResultBlock, ToolUseBlock
 from loopwright.tools.base import GateDecision, Tool, ToolContext, ToolGate, ToolResult
@@ -175,6 +176,26 @@ async def invoke(
     tool: Tool, input: dict[str, Any], ctx: ToolContext, default_timeout: float
 ) -> ToolResult:
     """Call a tool; exceptions and timeouts become error results the model can act on."""
+    attributes = {"loopwright.tool": tool.name, "loopwright.tool_use_id": ctx.tool_use_id}
+    parent = ctx.services.get("trace_context")
+    with telemetry.child_span("loopwright.tool", parent, attributes) as span:
+        result = await _invoke(tool, input, ctx, default_timeout)
+        telemetry.annotate(
+            span,
+            {"loopwright.is_error": result.is_error},
+            error=_first_line(result) if result.is_error else None,
+        )
+        return result
+
+
+def _first_line(result: ToolResult) -> str:
+    text = result.content if isinstance(result.content, str) else "(blocks)"
+    return text.splitlines()[0][:200] if text else ""
+
+
+async def _invoke(
+    tool: Tool, input: dict[str, Any], ctx: ToolContext, default_timeout: float
+) -> ToolResult:
     timeout = getattr(tool, "timeout_seconds", None) or default_timeout
     try:
         async with asyncio.timeout(timeout):

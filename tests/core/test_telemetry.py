@@ -1,0 +1,110 @@
+"""OpenTelemetry spans: a run span with model-call and tool spans under it."""
+
+from collections.abc import Iterator
+
+import pytest
+from opentelemetry import trace
+from opentelemetry.sdk.trace import TracerProvider
+from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+
+from loopwright import AgentDefinition, Options, run, tool
+from loopwright.testing import ScriptedModel, text, tool_call
+
+_EXPORTER = InMemorySpanExporter()
+
+
+@pytest.fixture(scope="module", autouse=True)
+def tracer_provider() -> Iterator[None]:
+    # The global provider can be set once per process; spans are cleared per test.
+    provider = TracerProvider()
+    provider.add_span_processor(SimpleSpanProcessor(_EXPORTER))
+    trace.set_tracer_provider(provider)
+    yield
+
+
+@pytest.fixture(autouse=True)
+def clear_spans() -> None:
+    _EXPORTER.clear()
+
+
+@tool(read_only=True)
+def look(path: str) -> str:
+    """Look at a file."""
+    return f"contents of {path}"
+
+
+async def test_run_model_and_tool_spans_nest() -> None:
+    model = ScriptedModel([tool_call("look", path="a"), text("done")])
+    result = await run(
+        "go",
+        Options(
+            model=model,
+            tools=[look],
+            allowed_tools=["look"],
+            setting_sources=[],
+            persist_session=False,
+        ),
+    )
+    spans = {s.name: s for s in _EXPORTER.get_finished_spans()}
+    run_span = spans["loopwright.run"]
+    assert run_span.attributes is not None
+    assert run_span.attributes["loopwright.result"] == "success"
+    assert run_span.attributes["loopwright.session_id"] == result.session_id
+    models = [s for s in _EXPORTER.get_finished_spans() if s.name == "loopwright.model_call"]
+    tools = [s for s in _EXPORTER.get_finished_spans() if s.name == "loopwright.tool"]
+    assert len(models) == 2 and len(tools) == 1
+    for child in (*models, *tools):
+        assert child.parent is not None and child.parent.span_id == run_span.context.span_id
+    assert tools[0].attributes is not None and tools[0].attributes["loopwright.tool"] == "look"
+
+
+async def test_subagent_run_span_hangs_under_the_parent_run() -> None:
+    reviewer = AgentDefinition(description="r", prompt="Review.", tools=["look"])
+    model = ScriptedModel(
+        [
+            tool_call("Agent", description="r", prompt="look", subagent_type="reviewer"),
+            text("fine"),
+            text("done"),
+        ]
+    )
+    await run(
+        "go",
+        Options(
+            model=model,
+            tools=[look, "Agent"],
+            agents={"reviewer": reviewer},
+            permission_mode="bypassPermissions",
+            setting_sources=[],
+            persist_session=False,
+        ),
+    )
+    runs = [s for s in _EXPORTER.get_finished_spans() if s.name == "loopwright.run"]
+    assert len(runs) == 2
+    child = next(s for s in runs if s.parent is not None)
+    parent = next(s for s in runs if s.parent is None)
+    assert child.context.trace_id == parent.context.trace_id
+
+
+async def test_failed_tool_marks_its_span_as_an_error() -> None:
+    from opentelemetry.trace import StatusCode
+
+    @tool(read_only=True)
+    def broken() -> str:
+        """Always fails."""
+        raise RuntimeError("disk on fire")
+
+    model = ScriptedModel([tool_call("broken"), text("done")])
+    await run(
+        "go",
+        Options(
+            model=model,
+            tools=[broken],
+            allowed_tools=["broken"],
+            setting_sources=[],
+            persist_session=False,
+        ),
+    )
+    [span] = [s for s in _EXPORTER.get_finished_spans() if s.name == "loopwright.tool"]
+    assert span.status.status_code == StatusCode.ERROR
+    assert "disk on fire" in (span.status.description or "")
