@@ -52,7 +52,13 @@ class Usage:
         return self.input_tokens + self.cache_read_input_tokens + self.cache_creation_input_tokens
 
     def to_dict(self) -> dict[str, Any]:
-        return dataclasses.asdict(self)
+        # Spelled out: dataclasses.asdict deep-copies and is ~10x slower, on every response.
+        return {
+            "input_tokens": self.input_tokens,
+            "output_tokens": self.output_tokens,
+            "cache_read_input_tokens": self.cache_read_input_tokens,
+            "cache_creation_input_tokens": self.cache_creation_input_tokens,
+        }
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Usage:

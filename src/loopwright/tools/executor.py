@@ -73,6 +73,8 @@ def prepare(call: ToolUseBlock, tools: Mapping[str, Tool]) -> Prepared | Rejecte
         validator = _validator(tool.input_schema)
     except SchemaError as exc:
         return Rejected(call, f"Error: tool {call.name} has an invalid input schema: {exc.message}")
+    if validator.is_valid(call.input):  # the common case, without building error objects
+        return Prepared(call, tool, call.input)
     error = exceptions.best_match(validator.iter_errors(call.input))
     if error is not None:
         where = "/".join(str(p) for p in error.absolute_path) or "input"
