@@ -1,9 +1,9 @@
 """OpenTelemetry spans for runs, model calls and tool calls (optional dependency).
 
-With ``opentelemetry-api`` installed, every run is a ``loopwright.run`` span whose children
-are ``loopwright.model_call`` and ``loopwright.tool`` spans; they reach whatever tracer
-provider the application configured (none configured = the API's no-op tracer). Without
-the package, every function here does nothing and costs next to nothing.
+Once the application has set an OpenTelemetry tracer provider, every run is a
+``loopwright.run`` span whose children are ``loopwright.model_call`` and ``loopwright.tool``
+spans. Until then (or without ``opentelemetry-api`` at all) every function here does
+nothing and costs next to nothing.
 
 Spans are parented explicitly rather than through the "current span": the loop is an
 async generator, and making a span current inside it would leak into its consumer.
@@ -11,14 +11,13 @@ async generator, and making a span current inside it would leak into its consume
 
 from __future__ import annotations
 
-import importlib.util
+import sys
 from collections.abc import Generator, Mapping
 from contextlib import contextmanager
 from typing import Any
 
 _INSTRUMENTATION_NAME = "loopwright"
 _tracer: Any = None
-_available: bool | None = None
 
 Attributes = Mapping[str, str | int | float | bool | None]
 
@@ -29,13 +28,12 @@ def _get_tracer() -> Any:
     Until the application sets a tracer provider the API hands out a proxy whose spans
     record nothing; skipping them then keeps the per-turn cost at zero.
     """
-    global _tracer, _available
-    if _available is None:
-        _available = importlib.util.find_spec("opentelemetry") is not None
-    if not _available:
+    global _tracer
+    # An application that set a tracer provider has imported the API already; looking in
+    # sys.modules instead of importing keeps ~10 ms off every start-up that does not trace.
+    trace = sys.modules.get("opentelemetry.trace")
+    if trace is None:
         return None
-    from opentelemetry import trace
-
     if isinstance(trace.get_tracer_provider(), trace.ProxyTracerProvider):
         return None
     if _tracer is None:

@@ -5,6 +5,8 @@ Stores: :class:`JSONLStore` (default), :class:`SQLiteStore`, ``PostgresStore`` (
 :class:`SessionStore` methods works; check it with ``loopwright.testing.store_conformance``.
 """
 
+from typing import TYPE_CHECKING, Any
+
 from loopwright.sessions.api import (
     delete_session,
     fork_session,
@@ -33,8 +35,20 @@ from loopwright.sessions.recorder import (
     start_session,
 )
 from loopwright.sessions.repair import check_pairing, repair_pairing
-from loopwright.sessions.sqlite import SQLiteStore
 from loopwright.sessions.transcript import RestoredSession, StateSnapshot, restore
+
+if TYPE_CHECKING:
+    from loopwright.sessions.sqlite import SQLiteStore
+
+
+def __getattr__(name: str) -> Any:
+    # sqlite3 loads only for sessions that use the SQLite store: a faster start-up.
+    if name == "SQLiteStore":
+        from loopwright.sessions.sqlite import SQLiteStore
+
+        return SQLiteStore
+    raise AttributeError(f"module 'loopwright.sessions' has no attribute {name!r}")
+
 
 __all__ = [
     "Entry",
