@@ -309,6 +309,38 @@ async def test_client_connect_with_a_prompt_starts_answering_it() -> None:
     assert info is not None and info["session_id"] == messages[-1].session_id  # type: ignore[union-attr]
 
 
+async def test_client_answers_again_after_disconnect_and_connect() -> None:
+    model = ScriptedModel([text("first"), text("second")])
+    client = ClaudeSDKClient(options=calculator_options(model))
+    await client.connect()
+    await client.query("one")
+    first = [m async for m in client.receive_response()]
+    await client.disconnect()
+    await client.disconnect()  # a second disconnect is harmless
+
+    await client.connect()
+    await client.query("two")
+    second = await asyncio.wait_for(_collect(client.receive_response()), timeout=10)
+    await client.disconnect()
+
+    assert isinstance(first[-1], ResultMessage) and first[-1].result == "first"
+    assert isinstance(second[-1], ResultMessage) and second[-1].result == "second"
+
+
+async def test_client_used_before_connect_or_after_disconnect_says_to_connect() -> None:
+    client = ClaudeSDKClient(options=calculator_options(ScriptedModel([])))
+    with pytest.raises(ClaudeSDKError, match="not connected"):
+        await client.query("too early")
+    await client.connect()
+    await client.disconnect()
+    with pytest.raises(ClaudeSDKError, match="not connected"):
+        await client.query("too late")
+
+
+async def _collect(stream: AsyncIterator[Message]) -> list[Message]:
+    return [message async for message in stream]
+
+
 async def test_client_interrupt_ends_the_running_response() -> None:
     started = asyncio.Event()
 

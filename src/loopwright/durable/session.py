@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 import importlib
+import pickle
 from typing import Any
 
 from dbos import DBOS, Queue, SetWorkflowID, WorkflowHandleAsync
@@ -87,11 +88,29 @@ def resolve_options(source: OptionsSource) -> Options:
     return value
 
 
+def storable_options(source: OptionsSource) -> OptionsSource:
+    """``source`` if DBOS can store it; else a ConfigurationError that says what to do, before
+    anything is started (DBOS itself fails deep in serialisation with a bare traceback)."""
+    if isinstance(source, str):
+        return source
+    try:
+        pickle.dumps(source)
+    except Exception as exc:
+        raise ConfigurationError(
+            f"these Options cannot be stored with a durable session ({type(exc).__name__}: "
+            f"{exc}): a recovering worker must rebuild them. Use module-level functions "
+            "instead of lambdas and closures, or pass 'package.module:attribute' naming "
+            "Options (or a function returning them) instead of the Options object"
+        ) from exc
+    return source
+
+
 async def start_session(
     prompt: str, options: OptionsSource, *, workflow_id: str | None = None
 ) -> WorkflowHandleAsync[dict[str, Any]]:
     """Start a durable session in this process; the handle's result is the ResultMessage
     dict. Starting again with the ID of a session that exists returns that session."""
+    options = storable_options(options)
     if workflow_id is None:
         return await DBOS.start_workflow_async(session_workflow, prompt, options)
     with SetWorkflowID(workflow_id):
@@ -114,6 +133,7 @@ async def enqueue_session(
     queue_name: str = SESSION_QUEUE_NAME,
 ) -> WorkflowHandleAsync[dict[str, Any]]:
     """Put a session on a queue that every worker on the same system database serves."""
+    options = storable_options(options)
     queue = await _queue(queue_name)
     if workflow_id is None:
         return await queue.enqueue_async(session_workflow, prompt, options)

@@ -238,6 +238,7 @@ class ClaudeSDKClient:
         self.options = options or ClaudeAgentOptions()
         self._client = Client(to_options(self.options, raise_on_error=False))
         self._stream_events = ReferenceStreamEvents()
+        self._disconnected = False  # a used-up native Client: connect() needs a fresh one
 
     async def __aenter__(self) -> ClaudeSDKClient:
         await self.connect()
@@ -247,12 +248,19 @@ class ClaudeSDKClient:
         await self.disconnect()
 
     async def connect(self, prompt: str | AsyncIterable[dict[str, Any]] | None = None) -> None:
+        if self._disconnected:
+            # As with the reference, connecting again after disconnect() starts over; the
+            # old Client's queues still hold its end-of-stream marker.
+            self._client = Client(to_options(self.options, raise_on_error=False))
+            self._stream_events = ReferenceStreamEvents()
+            self._disconnected = False
         await self._client.connect()
         if prompt is not None:
             await self.query(prompt)
 
     async def disconnect(self) -> None:
         await self._client.disconnect()
+        self._disconnected = True
 
     async def query(
         self, prompt: str | AsyncIterable[dict[str, Any]], session_id: str = "default"
