@@ -18,6 +18,7 @@ from loopwright.messages import (
     AssistantMessage,
     ResultMessage,
     StreamEvent,
+    SystemMessage,
     UserMessage,
 )
 from loopwright.options import AgentDefinition
@@ -123,10 +124,16 @@ async def _run(
             await ctx.emit(notice)
     result: ResultMessage | None = None
     async for message in agent_loop(child, UserMessage(prompt, ctx.tool_use_id)):
-        if isinstance(message, AssistantMessage | UserMessage | StreamEvent) and ctx.emit:
-            await ctx.emit(message)
-        elif isinstance(message, ResultMessage):
+        if isinstance(message, ResultMessage):
             result = message
+        elif ctx.emit is None:
+            continue
+        elif isinstance(message, AssistantMessage | UserMessage | StreamEvent):
+            await ctx.emit(message)
+        elif isinstance(message, SystemMessage) and message.subtype != "init":
+            # Retries, compactions and hook notices of the subagent, marked as its own.
+            data = {**message.data, "parent_tool_use_id": ctx.tool_use_id}
+            await ctx.emit(SystemMessage(message.subtype, data, message.uuid))
     if child.model is not parent.model:  # a model of its own: its HTTP client ends here
         closer = getattr(child.model, "aclose", None)
         if closer is not None:

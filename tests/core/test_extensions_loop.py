@@ -433,3 +433,28 @@ async def test_untrusted_project_mcp_servers_agents_and_skills_are_not_loaded(
         if isinstance(m, SystemMessage) and m.subtype == "informational"
     ]
     assert any(".mcp.json" in note for note in notes)
+
+
+async def test_subagent_retries_reach_the_parent_stream_marked_as_its_own() -> None:
+    from loopwright.testing import error
+
+    model = ScriptedModel(
+        [
+            tool_call("Agent", description="r", prompt="review", subagent_type="reviewer"),
+            error("busy", kind="rate_limit", status_code=429),  # the subagent's first call
+            text("fine"),
+            text("done"),
+        ]
+    )
+    options = Options(
+        permission_mode="bypassPermissions",
+        model=model,
+        tools=[look, "Agent"],
+        agents={"reviewer": REVIEWER},
+        setting_sources=[],
+    )
+    messages = await collect("go", options)
+    retries = [m for m in messages if isinstance(m, SystemMessage) and m.subtype == "api_retry"]
+    agent_call = next(m for m in messages if isinstance(m, AssistantMessage)).tool_calls[0]
+    assert [r.data["parent_tool_use_id"] for r in retries] == [agent_call.id]
+    assert sum(isinstance(m, SystemMessage) and m.subtype == "init" for m in messages) == 1
