@@ -274,3 +274,31 @@ async def test_options_env_reaches_commands(tmp_path: Path) -> None:
         ),
     )
     assert tool_results(messages)[0].text.strip() == "hello-env"
+
+
+async def test_notification_hook_fires_before_the_user_is_asked(tmp_path: Path) -> None:
+    notified: list[dict[str, Any]] = []
+
+    async def notify(input: dict[str, Any], tool_use_id: str | None, ctx: Any) -> dict[str, Any]:
+        notified.append(input)
+        return {}
+
+    async def approve(name: str, input: dict[str, Any], ctx: Any) -> Any:
+        assert notified, "the Notification hook fires before the question"
+        return PermissionResultAllow()
+
+    model = ScriptedModel([tool_call("Bash", command="touch made"), text("ok")])
+    await run(
+        "go",
+        Options(
+            model=model,
+            cwd=tmp_path,
+            tools=["Bash"],
+            can_use_tool=approve,
+            hooks={"Notification": [HookMatcher("permission_prompt", [notify])]},
+            setting_sources=[],
+        ),
+    )
+    assert [n["notification_type"] for n in notified] == ["permission_prompt"]
+    assert "Bash" in notified[0]["message"]
+    assert (tmp_path / "made").exists()

@@ -124,6 +124,15 @@ class PermissionGate:
             return self._approve(name, request.updated_input or input, ctx, pre)
         if self.can_use_tool is None:
             return self._deny(name, input, ctx, _no_callback_message(name, verdict))
+        # The user is about to be asked: Notification hooks can page them (desktop, chat).
+        await self._hook(
+            "Notification",
+            ctx,
+            match_value="permission_prompt",
+            notification_type="permission_prompt",
+            message=f"permission needed to use {name}: {verdict.reason}",
+            tool_name=name,
+        )
         context = ToolPermissionContext(
             tool_use_id=ctx.tool_use_id,
             session_id=ctx.session_id or self.session_id,
