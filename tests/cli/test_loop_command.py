@@ -1,5 +1,6 @@
 """``loopwright loop``: rerun the agent in one session until a check passes, within bounds."""
 
+import asyncio
 import io
 import json
 import os
@@ -164,3 +165,65 @@ def test_durations(text: str, seconds: float) -> None:
 def test_bad_durations_say_how_to_write_one(text: str) -> None:
     with pytest.raises(ValueError, match=r"duration|longer than zero"):
         parse_duration(text)
+
+
+def test_a_check_command_that_does_not_exist_stops_the_loop_at_once(tmp_path: Path) -> None:
+    model = write_script(tmp_path / "s.yaml", [{"text": "try 1"}, {"text": "try 2"}])
+    done = run_loop(
+        "make it pass",
+        "--until",
+        "no-such-check-command-xyz",
+        "--max-iterations",
+        "2",
+        "--model",
+        model,
+        cwd=tmp_path,
+    )
+    assert done.returncode == 2, done.stdout + done.stderr
+    said = " ".join(done.stdout.split())
+    assert "found no such command (exit 127)" in said
+    assert "Fix the --until command" in said
+    assert "iteration 2" not in done.stdout  # the second run was not wasted on it
+
+
+def _live_processes_running(marker: str) -> list[int]:
+    """Processes (zombies aside) whose command line contains ``marker``."""
+    found = []
+    for proc in Path("/proc").iterdir():
+        if not proc.name.isdigit():
+            continue
+        try:
+            cmdline = (proc / "cmdline").read_bytes().replace(b"\0", b" ").decode()
+            state = (proc / "stat").read_text().rsplit(")", 1)[1].split()[0]
+        except OSError:
+            continue
+        if marker in cmdline and state != "Z":
+            found.append(int(proc.name))
+    return found
+
+
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="needs /proc")
+async def test_a_check_that_times_out_leaves_no_process_behind(tmp_path: Path) -> None:
+    from loopwright.cli.outer_loop import run_check
+
+    marker = f"{300 + os.getpid() % 1000}.{int(asyncio.get_running_loop().time() * 1000) % 997}"
+    try:
+        # Before the fix the shell alone was killed: its child kept the output pipe open and
+        # the loop waited for it forever, far past --check-timeout.
+        outcome = await asyncio.wait_for(
+            run_check(f"sleep {marker} & wait; echo done", str(tmp_path), 0.5), timeout=20
+        )
+    except TimeoutError:
+        for pid in _live_processes_running(f"sleep {marker}"):
+            os.kill(pid, 9)
+        raise
+
+    assert outcome.exit_code == 124
+    for _ in range(30):
+        if not _live_processes_running(f"sleep {marker}"):
+            break
+        await asyncio.sleep(0.1)
+    left = _live_processes_running(f"sleep {marker}")
+    for pid in left:  # do not leak it from the test either
+        os.kill(pid, 9)
+    assert not left, "the check's child process is still running"

@@ -10,8 +10,10 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import dataclasses
 import os
+import signal
 import sys
 import uuid
 from collections.abc import Sequence
@@ -31,6 +33,7 @@ from loopwright.options import Options
 EXIT_CHECK_PASSED = 0
 EXIT_GAVE_UP = 1
 EXIT_USAGE = 2
+EXIT_COMMAND_NOT_FOUND = 127  # what the shell exits with when it cannot find the command
 DEFAULT_MAX_ITERATIONS = 10
 CHECK_OUTPUT_LINES = 40  # enough of a test failure to act on, not a whole log
 
@@ -101,7 +104,10 @@ async def run_check(command: str, cwd: str, timeout: float) -> CheckOutcome:
     try:
         output, _ = await asyncio.wait_for(process.communicate(), timeout)
     except TimeoutError:
-        process.kill()
+        # The check runs in its own session: kill the whole group, not just the shell, or
+        # whatever it started (a test runner, a server) lives on after the loop.
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(process.pid, signal.SIGKILL)
         await process.wait()
         return CheckOutcome(124, f"the check did not finish within {timeout:g} s")
     return CheckOutcome(process.returncode or 0, output.decode(errors="replace"))
@@ -169,6 +175,16 @@ class OuterLoop:
             if check.passed:
                 self.console.print(f"[green]✓ check passed after {iteration} run(s)[/green]")
                 return EXIT_CHECK_PASSED
+            if check.exit_code == EXIT_COMMAND_NOT_FOUND:
+                # No run of the agent will make a missing command appear: say so now rather
+                # than spend every iteration and the budget on it.
+                self.console.print(
+                    f"[red]the check `{escape(self.plan.until)}` could not run: the shell "
+                    f"found no such command (exit 127) in {escape(self._cwd())}. Its output:"
+                    f"[/red]\n{escape(check.tail())}\n[red]Fix the --until command (try it "
+                    "in that directory yourself) and run the loop again.[/red]"
+                )
+                return EXIT_USAGE
             self.console.print(f"[yellow]✗ check failed (exit {check.exit_code})[/yellow]")
         if self.plan.until is None:
             return EXIT_CHECK_PASSED
