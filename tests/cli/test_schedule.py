@@ -116,3 +116,43 @@ def test_an_interval_cron_cannot_express_is_refused(tmp_path: Path) -> None:
 )
 def test_cron_fields(seconds: int, fields: str) -> None:
     assert cron_schedule(seconds) == fields
+
+
+@pytest.mark.parametrize("until", [None, "make test", "-x-check"])
+def test_a_prompt_starting_with_a_dash_reaches_each_run_as_the_prompt(
+    tmp_path: Path, until: str | None
+) -> None:
+    from loopwright.cli.main import build_parser
+    from loopwright.cli.outer_loop import loop_parser
+    from loopwright.cli.schedule import ScheduledRun
+
+    run = ScheduledRun(
+        name="dash",
+        prompt="-v fix the failing test",
+        every_seconds=3600,
+        cwd=tmp_path,
+        until=until,
+        agent_args=("--max-turns", "3"),
+    )
+    arguments = run.argv()[3:]
+    if until is None:
+        args = build_parser().parse_args(arguments)
+        assert args.prompt == "-v fix the failing test"
+    else:
+        args = loop_parser().parse_args(arguments[1:])
+        assert (args.loop_prompt, args.until) == ("-v fix the failing test", until)
+    assert args.max_turns == 3
+
+
+def test_agent_flags_every_run_would_reject_are_refused_at_install(tmp_path: Path) -> None:
+    done = schedule("check", "--every", "1h", "--", "--max-turnz", "3", cwd=tmp_path)
+    assert done.returncode == 2
+    assert "--max-turnz" in done.stderr and "nothing was installed" in done.stderr
+    assert not (tmp_path / "config").exists()
+
+
+def test_a_prompt_with_a_line_break_is_refused_for_cron(tmp_path: Path) -> None:
+    done = schedule("first line\nsecond line", "--every", "1h", "--cron", cwd=tmp_path)
+    assert done.returncode == 2
+    assert "line break" in done.stderr and "systemd timer" in done.stderr
+    assert done.stdout == ""

@@ -62,7 +62,7 @@ class LoopPlan:
     check_timeout: float
 
 
-def _parser() -> argparse.ArgumentParser:
+def loop_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="loopwright loop",
         description="Rerun the agent in one session until a check command exits 0.",
@@ -234,7 +234,7 @@ def plan_from_args(args: argparse.Namespace) -> LoopPlan:
 
 
 def loop_command(argv: Sequence[str]) -> int:
-    args = _parser().parse_args(list(argv))
+    args = loop_parser().parse_args(list(argv))
     try:
         plan = plan_from_args(args)
         outer = OuterLoop(plan, options_from_args(args))

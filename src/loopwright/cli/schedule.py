@@ -36,10 +36,53 @@ class ScheduledRun:
 
     def argv(self) -> list[str]:
         """The command each firing runs."""
-        base = [sys.executable, "-m", "loopwright.cli.main"]
+        return [sys.executable, "-m", "loopwright.cli.main", *self.cli_arguments()]
+
+    def cli_arguments(self) -> list[str]:
+        # A prompt or check that starts with "-" would be read as a flag: pass it as
+        # --flag=value, or (the loop's prompt) after "--", so every firing parses it back.
         if self.until is not None:
-            return [*base, "loop", self.prompt, "--until", self.until, *self.agent_args]
-        return [*base, "-p", self.prompt, *self.agent_args]
+            until = f"--until={self.until}" if self.until.startswith("-") else None
+            if self.prompt.startswith("-"):
+                return [
+                    "loop",
+                    until or f"--until={self.until}",
+                    *self.agent_args,
+                    "--",
+                    self.prompt,
+                ]
+            return [
+                "loop",
+                self.prompt,
+                *([until] if until else ["--until", self.until]),
+                *self.agent_args,
+            ]
+        if self.prompt.startswith("-"):
+            return [f"--print={self.prompt}", *self.agent_args]
+        return ["-p", self.prompt, *self.agent_args]
+
+    def check_arguments(self) -> None:
+        """Parse the firing's command line now, as each firing will: flags that would fail
+        every run (a typo, a missing value) are refused before anything is installed."""
+        arguments = self.cli_arguments()
+        if self.until is not None:
+            from loopwright.cli.outer_loop import loop_parser as parser_for
+        else:
+            from loopwright.cli.main import build_parser as parser_for
+        parser = parser_for()
+        parser.exit_on_error = False
+        try:
+            _, unknown = parser.parse_known_args(
+                arguments[1:] if self.until is not None else arguments
+            )
+            problem = f"unrecognized arguments: {' '.join(unknown)}" if unknown else None
+        except argparse.ArgumentError as exc:
+            problem = str(exc)
+        if problem is not None:
+            raise ValueError(
+                f"each run would fail to start ({problem}). Check the agent flags after `--` "
+                "(see `loopwright --help`); nothing was installed"
+            )
 
 
 def unit_name(prompt: str, cwd: Path) -> str:
@@ -104,6 +147,11 @@ def cron_schedule(seconds: int) -> str:
 
 
 def cron_line(run: ScheduledRun) -> str:
+    if any("\n" in word or "\r" in word for word in run.argv()):
+        raise ValueError(
+            "a crontab line cannot hold a line break, and the prompt (or --until) has one: "
+            "put it on one line, or use the systemd timer (drop --cron)"
+        )
     log = run.cwd / ".loopwright-schedule.log"
     command = f"cd {shlex.quote(str(run.cwd))} && " + " ".join(shlex.quote(w) for w in run.argv())
     command += f" >> {shlex.quote(str(log))} 2>&1"
@@ -183,6 +231,7 @@ def schedule_command(argv: Sequence[str]) -> int:
     args = _parser().parse_args(arguments[:split])
     try:
         run = _scheduled_run(args, arguments[split + 1 :])
+        run.check_arguments()
         if args.cron:
             print(cron_line(run))
             return 0
