@@ -6,6 +6,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 import yaml
 
 CLI = [sys.executable, "-m", "loopwright.cli.main"]
@@ -118,3 +119,43 @@ def test_demo_fixes_the_sample_project(tmp_path: Path) -> None:
     assert done.returncode == 0, done.stdout + done.stderr
     assert "demo finished" in done.stdout
     assert "OK" in done.stdout
+
+
+def test_an_empty_piped_prompt_is_a_clear_usage_error(tmp_path: Path) -> None:
+    script = simple_script(tmp_path)
+    done = subprocess.run(
+        [*CLI, "--model", f"scripted:{script}"],
+        cwd=tmp_path,
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 2
+    assert "no prompt" in done.stderr and '-p "PROMPT"' in done.stderr
+    assert "Traceback" not in done.stderr
+
+
+def test_an_empty_print_prompt_is_a_clear_usage_error(tmp_path: Path) -> None:
+    done = run_cli("-p", "  ", "--model", f"scripted:{simple_script(tmp_path)}", cwd=tmp_path)
+    assert done.returncode == 2
+    assert "the prompt is empty" in done.stderr
+
+
+@pytest.mark.parametrize(
+    ("flags", "said"),
+    [
+        (["--resume-at", "abc"], "--resume-at applies to a resumed session"),
+        (["--fork-session"], "--fork-session applies to a resumed session"),
+        (["--resume", "x", "--continue"], "give only one"),
+        (["--max-turns", "-1"], "--max-turns must be 0 or more"),
+        (["--max-budget-usd", "0"], "--max-budget-usd must be a positive amount"),
+    ],
+)
+def test_flags_that_would_do_nothing_or_nonsense_are_refused(
+    tmp_path: Path, flags: list[str], said: str
+) -> None:
+    script = simple_script(tmp_path)
+    done = run_cli("-p", "go", "--model", f"scripted:{script}", *flags, cwd=tmp_path)
+    assert done.returncode == 2, done.stdout
+    assert said in done.stderr

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 
+from loopwright.errors import ConfigurationError
 from loopwright.options import Options
 
 PERMISSION_MODE_CHOICES = ("default", "acceptEdits", "plan", "dontAsk", "bypassPermissions")
@@ -59,7 +60,26 @@ def split_rules(value: str | None) -> list[str]:
     return [item for item in items if item]
 
 
+def check_agent_arguments(args: argparse.Namespace) -> None:
+    """Flags that would otherwise be accepted and then silently do nothing (or nonsense)."""
+    resuming = args.resume is not None or args.continue_conversation
+    for flag, given in (("--fork-session", args.fork_session), ("--resume-at", args.resume_at)):
+        if given and not resuming:
+            raise ConfigurationError(
+                f"{flag} applies to a resumed session; add --resume SESSION_ID or --continue"
+            )
+    if args.resume is not None and args.continue_conversation:
+        raise ConfigurationError("--resume and --continue both pick a session; give only one")
+    if args.max_turns is not None and args.max_turns < 0:
+        raise ConfigurationError(f"--max-turns must be 0 or more, got {args.max_turns}")
+    if args.max_budget_usd is not None and not args.max_budget_usd > 0:
+        raise ConfigurationError(
+            f"--max-budget-usd must be a positive amount of dollars, got {args.max_budget_usd}"
+        )
+
+
 def options_from_args(args: argparse.Namespace) -> Options:
+    check_agent_arguments(args)
     return Options(
         model=args.model,
         cwd=args.cwd,

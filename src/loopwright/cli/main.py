@@ -78,10 +78,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(arguments)
     try:
         options = options_from_args(args)
+        if args.prompt is not None and not args.prompt.strip():
+            raise ConfigurationError('the prompt is empty; say what to do: -p "PROMPT"')
         if args.prompt is not None:
             return asyncio.run(print_mode(args.prompt, options, args.output_format))
         if not sys.stdin.isatty():
             prompt = sys.stdin.read()
+            if not prompt.strip():
+                raise ConfigurationError(
+                    "no prompt: standard input is not a terminal and gave nothing to run; "
+                    'pass one with -p "PROMPT" or pipe it in (echo "PROMPT" | loopwright)'
+                )
             if args.initial_prompt:
                 prompt = f"{args.initial_prompt}\n\n{prompt}"
             return asyncio.run(print_mode(prompt, options, args.output_format))
