@@ -159,3 +159,18 @@ def test_flags_that_would_do_nothing_or_nonsense_are_refused(
     done = run_cli("-p", "go", "--model", f"scripted:{script}", *flags, cwd=tmp_path)
     assert done.returncode == 2, done.stdout
     assert said in done.stderr
+
+
+@pytest.mark.parametrize(
+    "awkward", ["line\u2028separator", "next\x85line", "para\u2029graph", "not utf-8: \udcff"]
+)
+def test_a_json_line_is_one_line_of_utf8_whatever_the_text(awkward: str) -> None:
+    from loopwright.cli.render import to_json_line
+    from loopwright.messages import AssistantMessage, TextBlock
+
+    message = AssistantMessage([TextBlock(f"{awkward} — ünïcode ✓ " + "x" * 200_000)], model="m")
+    line = to_json_line(message)
+
+    assert len(line.splitlines()) == 1
+    line.encode("utf-8")  # writable to any UTF-8 stream
+    assert json.loads(line)["content"][0]["text"].startswith(awkward)

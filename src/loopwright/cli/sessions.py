@@ -13,7 +13,7 @@ from pathlib import Path
 from rich.console import Console
 from rich.table import Table
 
-from loopwright.cli.render import Renderer
+from loopwright.cli.render import Renderer, to_json_line
 from loopwright.cli.viewer import build_timeline, render_session_html
 from loopwright.errors import LoopwrightError
 from loopwright.sessions import (
@@ -84,7 +84,7 @@ async def _show(args: argparse.Namespace) -> int:
         await store.aclose()
     if args.json:
         for message in messages:
-            print(json.dumps(message.to_dict(), ensure_ascii=False))
+            print(to_json_line(message))
         return 0
     renderer = Renderer(show_prompt=True)
     for message in messages:
