@@ -174,3 +174,18 @@ def test_a_json_line_is_one_line_of_utf8_whatever_the_text(awkward: str) -> None
     assert len(line.splitlines()) == 1
     line.encode("utf-8")  # writable to any UTF-8 stream
     assert json.loads(line)["content"][0]["text"].startswith(awkward)
+
+
+def test_a_reader_that_leaves_early_ends_the_output_without_a_traceback(tmp_path: Path) -> None:
+    script = write_script(tmp_path / "long.yaml", [{"text": "y" * 1_000_000}])
+    environment = {k: v for k, v in os.environ.items() if k != "LOOPWRIGHT_MODEL"}
+    command = [*CLI, "-p", "go", "--model", f"scripted:{script}", "--output-format", "stream-json"]
+    writer = subprocess.Popen(
+        command, cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=environment
+    )
+    assert writer.stdout is not None and writer.stderr is not None
+    writer.stdout.read(10)
+    writer.stdout.close()  # like `| head -c 10`
+    stderr = writer.stderr.read().decode()
+    assert writer.wait(timeout=60) == 141
+    assert "Traceback" not in stderr and "BrokenPipe" not in stderr

@@ -134,3 +134,32 @@ async def test_priced_calls_draw_a_cost_line(tmp_path: Path) -> None:
     assert series == {"input", "cache read", "output"}
     assert result.total_cost_usd is not None
     assert f"${result.total_cost_usd:.4f}" in page.text
+
+
+def test_export_to_a_path_that_cannot_be_written_says_what_to_do(tmp_path: Path) -> None:
+    environment = {**os.environ, "LOOPWRIGHT_HOME": str(tmp_path / "home")}
+    environment.pop("LOOPWRIGHT_MODEL", None)
+    script = tmp_path / "s.yaml"
+    script.write_text("- text: hi\n")
+    cli = [sys.executable, "-m", "loopwright.cli.main"]
+    ran = subprocess.run(
+        [*cli, "-p", "go", "--model", f"scripted:{script}", "--session-id", "exp"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        env=environment,
+        timeout=60,
+    )
+    assert ran.returncode == 0, ran.stderr
+    target = tmp_path / "missing-dir" / "page.html"
+    done = subprocess.run(
+        [*cli, "sessions", "export", "exp", "-o", str(target)],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        env=environment,
+        timeout=60,
+    )
+    assert done.returncode == 1
+    assert f"cannot write {target}" in done.stderr and "writable directory" in done.stderr
+    assert "Traceback" not in done.stderr

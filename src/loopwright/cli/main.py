@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import os
 import sys
 from collections.abc import Sequence
 
@@ -57,8 +58,21 @@ async def print_mode(prompt: str, options: Options, output_format: str) -> int:
     return EXIT_ERROR_RESULT if result.is_error else 0
 
 
+EXIT_BROKEN_PIPE = 141  # 128 + SIGPIPE, what a shell reports for a writer whose reader left
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    arguments = list(sys.argv[1:] if argv is None else argv)
+    try:
+        return _dispatch(list(sys.argv[1:] if argv is None else argv))
+    except BrokenPipeError:
+        # The reader went away (`loopwright ... | head`): stop quietly, as other Unix tools
+        # do. Point stdout at /dev/null so that the flush at exit does not complain again.
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return EXIT_BROKEN_PIPE
+
+
+def _dispatch(arguments: list[str]) -> int:
     if arguments[:1] == ["demo"]:
         from loopwright.cli.demo import run_demo
 

@@ -105,7 +105,15 @@ async def _export(args: argparse.Namespace) -> int:
         sys.stdout.write(page)
         return 0
     target = Path(args.output or f"session-{args.session_id}.html")
-    target.write_text(page, encoding="utf-8")
+    try:
+        target.write_text(page, encoding="utf-8")
+    except OSError as exc:
+        print(
+            f"loopwright sessions: cannot write {target}: {exc.strerror or exc}; pass -o with "
+            "a path in a writable directory, or -o - for standard output",
+            file=sys.stderr,
+        )
+        return 1
     print(f"wrote {target}")
     return 0
 
