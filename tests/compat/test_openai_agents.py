@@ -282,3 +282,10 @@ async def test_an_agent_without_a_model_prefers_openai_when_its_key_is_set(
     plan = await plan_run(Agent(name="A"), "hi", None, 10, streaming=False)
 
     assert isinstance(plan.options.model, str) and plan.options.model.startswith("openai:")
+
+
+@pytest.mark.filterwarnings("error::RuntimeWarning")
+async def test_run_sync_inside_an_event_loop_says_to_await_run_instead() -> None:
+    agent = Agent(name="a", model=ScriptedModel([text("never")]))
+    with pytest.raises(RuntimeError, match=r"await Runner\.run"):
+        Runner.run_sync(agent, "hi")

@@ -97,6 +97,15 @@ class Runner:
         session: Any = None,
     ) -> RunResult:
         """Blocking :meth:`run`; like the original, not for use inside a running event loop."""
+        try:
+            asyncio.get_running_loop()
+        except RuntimeError:
+            pass  # no loop running: the one case run_sync can serve
+        else:
+            raise RuntimeError(
+                "Runner.run_sync() cannot run inside a running event loop (async code, "
+                "Jupyter); use `await Runner.run(...)` there instead"
+            )
         return asyncio.run(
             cls.run(
                 starting_agent,
