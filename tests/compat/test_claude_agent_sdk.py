@@ -15,6 +15,7 @@ from loopwright.compat.claude_agent_sdk import (
     ClaudeAgentOptions,
     ClaudeSDKClient,
     ClaudeSDKError,
+    CLIConnectionError,
     HookMatcher,
     PermissionResultAllow,
     PermissionResultDeny,
@@ -327,14 +328,18 @@ async def test_client_answers_again_after_disconnect_and_connect() -> None:
     assert isinstance(second[-1], ResultMessage) and second[-1].result == "second"
 
 
-async def test_client_used_before_connect_or_after_disconnect_says_to_connect() -> None:
+async def test_client_used_before_connect_or_after_disconnect_raises_cli_connection_error() -> None:
     client = ClaudeSDKClient(options=calculator_options(ScriptedModel([])))
-    with pytest.raises(ClaudeSDKError, match="not connected"):
+    with pytest.raises(CLIConnectionError, match=r"await client\.connect\(\)"):
         await client.query("too early")
+    with pytest.raises(CLIConnectionError):
+        await client.get_server_info()
     await client.connect()
     await client.disconnect()
-    with pytest.raises(ClaudeSDKError, match="not connected"):
+    with pytest.raises(CLIConnectionError, match="not connected"):
         await client.query("too late")
+    with pytest.raises(CLIConnectionError):
+        await client.interrupt()
 
 
 async def _collect(stream: AsyncIterator[Message]) -> list[Message]:

@@ -239,6 +239,15 @@ class ClaudeSDKClient:
         self._client = Client(to_options(self.options, raise_on_error=False))
         self._stream_events = ReferenceStreamEvents()
         self._disconnected = False  # a used-up native Client: connect() needs a fresh one
+        self._connected = False
+
+    def _require_connection(self) -> None:
+        # The reference raises CLIConnectionError here; code catches it by that name.
+        if not self._connected:
+            raise CLIConnectionError(
+                "ClaudeSDKClient is not connected: call `await client.connect()` first, or use "
+                "`async with ClaudeSDKClient(options) as client:`"
+            )
 
     async def __aenter__(self) -> ClaudeSDKClient:
         await self.connect()
@@ -255,10 +264,12 @@ class ClaudeSDKClient:
             self._stream_events = ReferenceStreamEvents()
             self._disconnected = False
         await self._client.connect()
+        self._connected = True
         if prompt is not None:
             await self.query(prompt)
 
     async def disconnect(self) -> None:
+        self._connected = False
         await self._client.disconnect()
         self._disconnected = True
 
@@ -267,9 +278,11 @@ class ClaudeSDKClient:
     ) -> None:
         """Queue a prompt. ``session_id`` is accepted for compatibility; a client is one
         session, so it has no effect."""
+        self._require_connection()
         await self._client.query(_prompt(prompt))
 
     async def receive_messages(self) -> AsyncIterator[Message]:
+        self._require_connection()
         async for message in self._client.receive_messages():
             for translated in self._stream_events.translate(message):
                 yield translated
@@ -282,19 +295,23 @@ class ClaudeSDKClient:
                 return
 
     async def interrupt(self) -> None:
+        self._require_connection()
         await self._client.interrupt()
 
     async def set_permission_mode(self, mode: PermissionMode) -> None:
+        self._require_connection()
         await self._client.set_permission_mode(mode)
 
     async def set_model(self, model: str | Model | None = None) -> None:
         """Switch models from the next request on; ``None`` goes back to the configured one."""
+        self._require_connection()
         from loopwright.models.registry import resolve_model
 
         chosen = choose_model(model if model is not None else self.options.model)
         await self._client.set_model(chosen if chosen is not None else resolve_model(None))
 
     async def get_server_info(self) -> dict[str, Any] | None:
+        self._require_connection()
         runtime = self._client.runtime
         return {
             "session_id": runtime.session_id,
@@ -303,6 +320,7 @@ class ClaudeSDKClient:
         }
 
     async def get_mcp_status(self) -> dict[str, Any]:
+        self._require_connection()
         return {"mcpServers": list(self._client.runtime.mcp_status)}
 
 
