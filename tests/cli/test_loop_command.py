@@ -227,3 +227,14 @@ async def test_a_check_that_times_out_leaves_no_process_behind(tmp_path: Path) -
     for pid in left:  # do not leak it from the test either
         os.kill(pid, 9)
     assert not left, "the check's child process is still running"
+
+
+@pytest.mark.parametrize("seconds", ["0", "-5"])
+def test_a_check_timeout_that_is_not_positive_is_refused(tmp_path: Path, seconds: str) -> None:
+    model = write_script(tmp_path / "s.yaml", [{"text": "x"}])
+    done = run_loop(
+        "x", "--until", "true", "--check-timeout", seconds, "--model", model, cwd=tmp_path
+    )
+    assert done.returncode == 2
+    assert "--check-timeout must be a positive number of seconds" in done.stderr
+    assert "iteration 1" not in done.stdout  # refused before the agent ran

@@ -217,6 +217,10 @@ class OuterLoop:
 def plan_from_args(args: argparse.Namespace) -> LoopPlan:
     if args.until is None and args.every is None:
         raise ConfigurationError("say when to stop with --until CMD, or schedule runs with --every")
+    if not args.check_timeout > 0:
+        raise ConfigurationError(
+            f"--check-timeout must be a positive number of seconds, got {args.check_timeout}"
+        )
     if args.max_iterations < 0:
         raise ConfigurationError("--max-iterations must be 0 (no limit) or more")
     try:
