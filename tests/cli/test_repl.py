@@ -170,3 +170,13 @@ def test_a_prompt_argument_starts_the_session_and_ctrl_c_at_a_question_stops_the
     cli.expect(PROMPT)
     cli.send_line("/exit")
     assert cli.wait() == 0
+
+
+def test_an_output_format_for_print_mode_is_refused_on_a_terminal(
+    tmp_path: Path, start_cli: StartCli
+) -> None:
+    model = write_script(tmp_path / "s.yaml", [{"text": "unused"}])
+    cli = start_cli("--output-format", "json", "--model", model, cwd=tmp_path)
+    assert cli.wait() == 2
+    said = " ".join(cli.seen.split())
+    assert "--output-format json is for print mode" in said

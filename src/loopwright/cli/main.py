@@ -106,6 +106,11 @@ def _dispatch(arguments: list[str]) -> int:
             if args.initial_prompt:
                 prompt = f"{args.initial_prompt}\n\n{prompt}"
             return asyncio.run(print_mode(prompt, options, args.output_format))
+        if args.output_format != "text":
+            raise ConfigurationError(
+                f"--output-format {args.output_format} is for print mode; the interactive "
+                'session only draws on the terminal. Add -p "PROMPT" (or pipe the prompt in)'
+            )
         from loopwright.cli.repl import run_interactive
 
         return run_interactive(options, args.initial_prompt)
