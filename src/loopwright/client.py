@@ -106,6 +106,9 @@ class Client:
 
     async def connect(self) -> None:
         if self._runtime is None:
+            # Fresh queues: a reconnected client must not read the last session's end marker.
+            self._inbox = asyncio.Queue()
+            self._outbox = asyncio.Queue()
             self._runtime = await open_runtime(self.options)
             self._worker = asyncio.create_task(self._serve(self._runtime))
 

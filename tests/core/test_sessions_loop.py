@@ -17,6 +17,7 @@ from loopwright.context.tokens import estimate_tokens
 from loopwright.messages import (
     AssistantMessage,
     ConversationMessage,
+    ResultMessage,
     SystemMessage,
     ToolResultBlock,
     ToolUseBlock,
@@ -379,3 +380,28 @@ async def test_a_store_object_can_be_passed(tmp_path: Path) -> None:
     )
     assert await store.load(result.session_id)
     await store.aclose()
+
+
+async def test_text_with_lone_surrogates_is_recorded_and_resumed(tmp_path: Path) -> None:
+    odd = "report-\udcff.txt"  # how Python shows a file name that is not UTF-8
+    model = ScriptedModel([text(f"found {odd}")])
+    first = await run("list", Options(model=model, cwd=tmp_path, tools=[], setting_sources=[]))
+    assert first.subtype == "success", first.errors
+    messages = await get_session_messages(first.session_id, cwd=tmp_path)
+    assert isinstance(messages[-1], AssistantMessage) and messages[-1].text == f"found {odd}"
+
+
+async def test_a_client_reconnected_after_disconnect_answers_again(tmp_path: Path) -> None:
+    from loopwright import Client
+
+    client = Client(
+        Options(
+            model=ScriptedModel([text("a"), text("b")]), cwd=tmp_path, tools=[], setting_sources=[]
+        )
+    )
+    for expected in ("a", "b"):
+        await client.connect()
+        await client.query("x")
+        result = [m async for m in client.receive_response()][-1]
+        await client.disconnect()
+        assert isinstance(result, ResultMessage) and result.result == expected

@@ -61,8 +61,18 @@ def check_session_id(session_id: str) -> str:
 
 
 def encode_line(entry: Entry) -> bytes:
+    return encode_entry(entry).encode("utf-8") + b"\n"
+
+
+def encode_entry(entry: Entry) -> str:
+    """Compact JSON; ASCII-escaped when the text holds lone surrogates (a file name that is
+    not UTF-8, say), which UTF-8 cannot carry but JSON escapes round-trip exactly."""
     text = json.dumps(entry.to_dict(), ensure_ascii=False, separators=(",", ":"))
-    return text.encode("utf-8") + b"\n"
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return json.dumps(entry.to_dict(), ensure_ascii=True, separators=(",", ":"))
+    return text
 
 
 class JSONLStore:

@@ -20,6 +20,7 @@ from loopwright.sessions.base import (
     newest_first,
 )
 from loopwright.sessions.entries import Entry
+from loopwright.sessions.jsonl import encode_entry
 
 EntryRow = tuple[str, str, str, str, float, str | None, str]
 PROMPT_CHARS = 2000
@@ -30,7 +31,7 @@ def entry_row(session_id: str, project: str, entry: Entry) -> EntryRow:
     prompt = first_prompt_text(entry.payload) if entry.kind == "message" else None
     if prompt is not None:
         prompt = prompt.replace("\x00", "")[:PROMPT_CHARS]  # text columns refuse NUL
-    body = json.dumps(entry.to_dict(), ensure_ascii=False, separators=(",", ":"))
+    body = encode_entry(entry)
     return (session_id, project, entry.uuid, entry.kind, entry.timestamp, prompt, body)
 
 
