@@ -114,3 +114,22 @@ class ClientPerLoop(Generic[ClientT]):
         client, self._client, self._loop = self._client, None, None
         if client is not None:
             await client.close()
+
+
+class SDKProvider:
+    """What every provider on an official SDK shares: its model id as ``name`` (used for
+    pricing and reports) and one SDK client per event loop, closed by ``aclose()``."""
+
+    _model: str
+    _clients: ClientPerLoop[Any]
+
+    @property
+    def name(self) -> str:
+        return self._model
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({self._model!r})"
+
+    async def aclose(self) -> None:
+        """Close this event loop's HTTP connections (call before the loop ends)."""
+        await self._clients.aclose()

@@ -20,6 +20,7 @@ from loopwright.messages import ContentBlock, TextBlock, ThinkingBlock, ToolUseB
 from loopwright.models._anthropic_wire import PROVIDER, build_body, count_tokens_body
 from loopwright.models._wire import (
     ClientPerLoop,
+    SDKProvider,
     is_context_overflow,
     json_content,
     retry_after_seconds,
@@ -62,7 +63,7 @@ def context_window_for(model: str) -> int:
     return _CONTEXT_WINDOWS[best] if best else 200_000
 
 
-class AnthropicModel:
+class AnthropicModel(SDKProvider):
     """A Claude model. ``name`` is the model id (used for pricing)."""
 
     def __init__(
@@ -95,17 +96,6 @@ class AnthropicModel:
             )
 
         self._clients = ClientPerLoop(make_client)
-
-    @property
-    def name(self) -> str:
-        return self._model
-
-    def __repr__(self) -> str:
-        return f"AnthropicModel({self._model!r})"
-
-    async def aclose(self) -> None:
-        """Close this event loop's HTTP connections (call before the loop ends)."""
-        await self._clients.aclose()
 
     async def stream(self, request: ModelRequest) -> AsyncIterator[ModelEvent]:
         client = self._clients.get()

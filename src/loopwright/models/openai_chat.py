@@ -42,6 +42,7 @@ from loopwright.models._openai_common import (
 )
 from loopwright.models._wire import (
     ClientPerLoop,
+    SDKProvider,
     json_content,
     tool_arguments_json,
     tool_use_from_arguments,
@@ -66,7 +67,7 @@ _FINISH = {
 }
 
 
-class OpenAIChatModel:
+class OpenAIChatModel(SDKProvider):
     """A model behind a Chat Completions endpoint. ``name`` is the model id."""
 
     def __init__(
@@ -103,17 +104,6 @@ class OpenAIChatModel:
                 http_client=http_client,
             )
         )
-
-    @property
-    def name(self) -> str:
-        return self._model
-
-    def __repr__(self) -> str:
-        return f"OpenAIChatModel({self._model!r})"
-
-    async def aclose(self) -> None:
-        """Close this event loop's HTTP connections (call before the loop ends)."""
-        await self._clients.aclose()
 
     async def stream(self, request: ModelRequest) -> AsyncIterator[ModelEvent]:
         client = self._clients.get()

@@ -37,6 +37,7 @@ from loopwright.models._openai_common import (
 )
 from loopwright.models._wire import (
     ClientPerLoop,
+    SDKProvider,
     json_content,
     tool_arguments_json,
     tool_use_from_arguments,
@@ -56,7 +57,7 @@ _API = "OpenAI Responses API"
 _REASONING_KEYS = ("type", "id", "summary", "content", "encrypted_content")
 
 
-class OpenAIResponsesModel:
+class OpenAIResponsesModel(SDKProvider):
     """An OpenAI model on the Responses API. ``name`` is the model id."""
 
     def __init__(
@@ -86,17 +87,6 @@ class OpenAIResponsesModel:
                 http_client=http_client,
             )
         )
-
-    @property
-    def name(self) -> str:
-        return self._model
-
-    def __repr__(self) -> str:
-        return f"OpenAIResponsesModel({self._model!r})"
-
-    async def aclose(self) -> None:
-        """Close this event loop's HTTP connections (call before the loop ends)."""
-        await self._clients.aclose()
 
     async def stream(self, request: ModelRequest) -> AsyncIterator[ModelEvent]:
         client = self._clients.get()
