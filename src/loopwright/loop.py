@@ -17,7 +17,12 @@ from functools import partial
 from typing import assert_never
 
 from loopwright import telemetry
-from loopwright.loop_compaction import compact_if_needed, manual_compact, manual_compact_focus
+from loopwright.loop_compaction import (
+    auto_compact,
+    compaction_due,
+    manual_compact,
+    manual_compact_focus,
+)
 from loopwright.loop_hooks import stop_hook, submit_prompt
 from loopwright.loop_io import (
     Work,
@@ -180,8 +185,10 @@ async def _run(rt: Runtime, prompt: UserMessage, run: RunState) -> AsyncGenerato
             if rt.interrupt_event.is_set():
                 yield result_message(rt, run, INTERRUPTED_BY_USER)
                 return
-            for message in await interruptible(rt, compact_if_needed(rt, run)) or []:
-                yield message
+            tokens = compaction_due(rt)
+            if tokens is not None:
+                for message in await interruptible(rt, auto_compact(rt, run, tokens)) or []:
+                    yield message
             if rt.interrupt_event.is_set():
                 yield result_message(rt, run, INTERRUPTED_BY_USER)
                 return
@@ -196,8 +203,10 @@ async def _run(rt: Runtime, prompt: UserMessage, run: RunState) -> AsyncGenerato
             if not response_box:
                 if context_exceeded(work) and not run.reactive_compaction_tried:
                     run.reactive_compaction_tried = True
-                    for message in await compact_if_needed(rt, run, forced=True):
-                        yield message
+                    tokens = compaction_due(rt, forced=True)
+                    if tokens is not None:
+                        for message in await auto_compact(rt, run, tokens):
+                            yield message
                     continue
                 yield result_message(rt, run, failed_model_call(rt, work))
                 return

@@ -41,12 +41,21 @@ async def manual_compact(rt: Runtime, run: RunState, focus: str) -> AsyncIterato
     yield result_message(rt, run, Finish("success", "end_turn"))
 
 
-async def compact_if_needed(rt: Runtime, run: RunState, *, forced: bool = False) -> list[Message]:
-    """Auto-compaction before a request, when the context passes the threshold."""
+def compaction_due(rt: Runtime, *, forced: bool = False) -> int | None:
+    """The context size when auto-compaction should run before the next request, else None.
+
+    Cheap and synchronous, so the loop starts a (cancellable) compaction task only when
+    there is one to run.
+    """
+    if not rt.breaker.allow():
+        return None
     tokens = rt.meter.count(rt.history, system=rt.system_prompt, tools=rt.tool_specs).tokens
     due = forced or should_compact(tokens, rt.window, rt.compaction.threshold)
-    if not due or not rt.breaker.allow():
-        return []
+    return tokens if due else None
+
+
+async def auto_compact(rt: Runtime, run: RunState, tokens: int) -> list[Message]:
+    """Compact now; a failure is reported and counted by the circuit breaker, not raised."""
     try:
         messages = await compact_history(rt, run, "auto", None, pre_tokens=tokens)
     except Exception as exc:  # the summariser is a model call: anything may fail
