@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
+import shlex
 import shutil
 import signal
 from pathlib import Path
@@ -20,6 +21,9 @@ from typing import IO, Any, Protocol
 TERMINATE_GRACE_SECONDS = 1.0
 CWD_FILE_ENV = "LOOPWRIGHT_CWD_FILE"
 NON_INTERACTIVE_ENV = {"PAGER": "cat", "GIT_PAGER": "cat", "GIT_TERMINAL_PROMPT": "0"}
+# Variables that would make the shell run or resolve things the permission check never saw:
+# BASH_ENV/ENV are sourced before the command, CDPATH redirects a relative ``cd``.
+SHELL_STEERING_ENV = ("BASH_ENV", "ENV", "CDPATH", "GLOBIGNORE", "BASHOPTS", "SHELLOPTS")
 
 
 class CommandWrapper(Protocol):
@@ -41,7 +45,10 @@ def shell_script(command: str, cwd_file: Path | None) -> str:
     """
     if cwd_file is None:
         return command
-    trap = f"trap 'builtin pwd -P > \"${CWD_FILE_ENV}\" 2>/dev/null' EXIT\n"
+    # The path is spelled out, not read from a variable: the command could reassign a
+    # variable and turn the trap into a write of any file it names.
+    target = shlex.quote(str(cwd_file))
+    trap = f"trap {shlex.quote(f'builtin pwd -P > {target} 2>/dev/null')} EXIT\n"
     return trap + command
 
 
@@ -58,6 +65,8 @@ async def spawn_shell(
     # Nothing can answer a pager or a credential prompt: make such commands finish instead.
     for name, value in NON_INTERACTIVE_ENV.items():
         env.setdefault(name, value)
+    for name in SHELL_STEERING_ENV:
+        env.pop(name, None)
     if cwd_file is not None:
         env[CWD_FILE_ENV] = str(cwd_file)
     argv = [bash_executable(), "-c", shell_script(command, cwd_file)]
