@@ -44,9 +44,13 @@ DEFAULT_CASES: list[tuple[str, str, str]] = [
     ("glob-denied-dir", "cat s*/key", "deny"),
     ("glob-through-symlink-out", "cat esc*", "ask"),
     ("glob-inside", "cat src/*.py", "allow"),
-    # a glob can expand to a file named like a flag (-delete, --output=x, --pre=sh)
-    ("find-unquoted-glob", "find config/*", "ask"),
-    ("rg-unquoted-glob", "rg x config/*", "ask"),
+    # a glob can expand to a file named like a flag (-delete, --output=x, --pre=sh)…
+    ("find-unquoted-glob", "find *", "ask"),
+    ("rg-unquoted-glob", "rg x *", "deny"),
+    ("cat-leading-question-glob", "cat ?ey", "ask"),
+    # …unless a directory comes first: every expansion of config/* starts with config/
+    ("find-glob-under-dir", "find config/*", "allow"),
+    ("rg-glob-under-dir", "rg x config/*", "allow"),
     ("find-quoted-glob", "find . -name '*.py'", "allow"),
     # flags that read the paths listed on stdin or in a file
     ("sort-files0-from-stdin", "printf '\\x2fetc\\x2fshadow\\0' | sort --files0-from=-", "ask"),

@@ -11,135 +11,33 @@ import os
 from pathlib import Path
 
 from loopwright.permissions.paths import inside_any, spell
+from loopwright.permissions.readonly_use import ReadOnlyUse, read_only_use
 from loopwright.permissions.shell import ShellAnalysis, SimpleCommand
 
-READ_ONLY_COMMANDS = frozenset(
-    [
-        "ls",
-        "cat",
-        "echo",
-        "printf",
-        "pwd",
-        "head",
-        "tail",
-        "grep",
-        "egrep",
-        "fgrep",
-        "rg",
-        "wc",
-        "which",
-        "type",
-        "diff",
-        "stat",
-        "du",
-        "df",
-        "file",
-        "tree",
-        "cd",
-        "true",
-        "false",
-        "cut",
-        "basename",
-        "dirname",
-        "realpath",
-        "readlink",
-        "date",
-        "whoami",
-        "id",
-        "uname",
-        "nl",
-        "find",
-        "test",
-        "[",
-        "cmp",
-        "md5sum",
-        "sha256sum",
-        "sha1sum",
-        "sort",
-    ]
-)
-_READ_ONLY_GIT = frozenset(
-    ["status", "log", "diff", "show", "rev-parse", "ls-files", "blame", "describe", "shortlog"]
-)
 ACCEPT_EDITS_COMMANDS = frozenset({"mkdir", "touch", "mv", "cp"})
 _SYSTEM_BIN_DIRS = ("/bin/", "/usr/bin/", "/sbin/", "/usr/sbin/")
-# Flags that make an otherwise read-only command write a file or run a program.
-_WRITING_FLAGS: dict[str, tuple[str, ...]] = {
-    "sort": ("-o", "--output", "--compress-program", "--files0-from"),
-    "tree": ("-o",),
-    "rg": ("--pre",),
-    "date": ("-s", "--set"),
-    "file": ("-C", "--compile", "-m", "--magic-file", "-f", "--files-from"),
-    "git": ("--output", "-o", "--ext-diff", "--exec"),
-    # printf -v sets a variable (PATH=./bin) for the commands after it on the line.
-    "printf": ("-v",),
-    # Flags that open paths named elsewhere (stdin, a list file): unchecked reads.
-    "wc": ("--files0-from",),
-    "du": ("--files0-from",),
-    "find": ("-files0-from",),
-}
-# Short options that take a value: in a cluster, the letters after one are its value.
-_SHORT_WITH_VALUE: dict[str, str] = {"sort": "ktST", "date": "dfrI", "file": "eFP"}
+
+
+def command_read_only_use(command: SimpleCommand) -> ReadOnlyUse | None:
+    """What the command reads, when it is known to only read; None otherwise."""
+    if not command.words:
+        return ReadOnlyUse()
+    if "/" in command.name and not command.name.startswith(_SYSTEM_BIN_DIRS):
+        return None  # ./tools/cat is whatever the repository put there, not cat
+    if command.args_from_stdin:
+        return None  # xargs: the real arguments arrive on stdin
+    use = read_only_use(command.words)
+    if use is not None and name_is_git(command) and (command.cd_dirs or not command.cwd_known):
+        return None  # git in another directory runs that repository's hooks/config
+    return use
+
+
+def name_is_git(command: SimpleCommand) -> bool:
+    return os.path.basename(command.name) == "git"
 
 
 def is_read_only(command: SimpleCommand) -> bool:
-    if not command.words:
-        return True
-    name = os.path.basename(command.name)
-    if "/" in command.name and not command.name.startswith(_SYSTEM_BIN_DIRS):
-        return False  # ./tools/cat is whatever the repository put there, not cat
-    if _has_writing_flag(name, command.words[1:]):
-        return False
-    if name in _WRITING_FLAGS and _unquoted_glob(command.source_text or command.text):
-        # A glob may expand to a file named like a flag (``-delete``, ``--output=x``).
-        return False
-    if name == "git":
-        if command.cd_dirs or not command.cwd_known:
-            return False  # git in another directory runs that repository's hooks/config
-        # Global options (-c, -C, --exec-path…) can run programs: only plain subcommands.
-        return len(command.words) > 1 and command.words[1] in _READ_ONLY_GIT
-    return name in READ_ONLY_COMMANDS
-
-
-def _has_writing_flag(name: str, args: tuple[str, ...]) -> bool:
-    """A writing flag, spelled alone, glued to its value, or inside a cluster of short
-    options (``sort -ruo FILE`` is ``sort -r -u -o FILE``)."""
-    flags = _WRITING_FLAGS.get(name)
-    if not flags:
-        return False
-    letters = {flag[1] for flag in flags if len(flag) == 2}
-    takes_value = _SHORT_WITH_VALUE.get(name, "")
-    for word in args:
-        if word == "--":
-            return False
-        if word.startswith(flags):
-            return True
-        if word.startswith("-") and not word.startswith("--"):
-            for letter in word[1:]:
-                if letter in letters:
-                    return True
-                if letter in takes_value:
-                    break  # the rest of the word is this option's value
-    return False
-
-
-def _unquoted_glob(text: str) -> bool:
-    """Whether the shell would glob-expand something in ``text`` (outside quotes)."""
-    quote_char = ""
-    escaped = False
-    for char in text:
-        if escaped:
-            escaped = False
-        elif char == "\\" and quote_char != "'":
-            escaped = True
-        elif quote_char:
-            if char == quote_char:
-                quote_char = ""
-        elif char in "'\"":
-            quote_char = char
-        elif char in "*?[":
-            return True
-    return False
+    return command_read_only_use(command) is not None
 
 
 def shell_is_read_only(analysis: ShellAnalysis) -> bool:
@@ -149,6 +47,29 @@ def shell_is_read_only(analysis: ShellAnalysis) -> bool:
         and not analysis.redirect_targets
         and all(is_read_only(c) for c in analysis.commands)
     )
+
+
+def use_inside(
+    command: SimpleCommand,
+    use: ReadOnlyUse,
+    cwd: os.PathLike[str] | str,
+    home: os.PathLike[str] | str,
+    working_dirs: tuple[os.PathLike[str], ...],
+) -> bool:
+    """Every path a read-only command names lies in the working dirs, from every
+    directory an earlier ``cd`` on the line may have moved it to (globs expanded)."""
+    if not command.cwd_known:
+        return False
+    dirs = tuple(Path(d) for d in working_dirs)
+    for base in (Path(cwd), *command.cd_dirs):
+        for path in use.paths:
+            if path.startswith("~") and not (path == "~" or path.startswith("~/")):
+                return False
+            expanded = expand_glob(path, base) if any(c in path for c in "*?[") else []
+            for candidate in (path, *expanded):
+                if not inside_any(spell(candidate, base, Path(home)), dirs):
+                    return False
+    return True
 
 
 def args_inside(

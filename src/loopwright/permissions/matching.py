@@ -16,6 +16,7 @@ from urllib.parse import urlsplit
 
 from loopwright.permissions.commands import expand_glob
 from loopwright.permissions.paths import PathSpellings, inside_any, rule_matches_path, spell
+from loopwright.permissions.readonly_use import read_only_use
 from loopwright.permissions.rules import (
     EDIT_TOOLS,
     READ_TOOLS,
@@ -23,6 +24,7 @@ from loopwright.permissions.rules import (
     command_pattern_regex,
     domain_matches,
 )
+from loopwright.permissions.runs_programs import runner_option
 from loopwright.permissions.shell import ShellAnalysis, SimpleCommand, analyze
 
 ToolKind = Literal["read", "edit", "shell", "web_fetch", "agent", "mcp", "free", "other"]
@@ -68,6 +70,45 @@ _FILE_READERS = frozenset(
         "diff",
         "sort",
         "uniq",
+        "cut",
+        "date",
+        "cmp",
+        "tac",
+        "rev",
+        "paste",
+        "comm",
+        "join",
+        "fold",
+        "fmt",
+        "expand",
+        "column",
+        "jq",
+        "yq",
+        "iconv",
+        "dd",
+        "file",
+        "md5sum",
+        "sha256sum",
+        "wc",
+        "look",
+        "split",
+        "csplit",
+        "pr",
+        "ed",
+        "vim",
+        "vi",
+        "nano",
+        "emacs",
+        "python",
+        "python3",
+        "node",
+        "perl",
+        "ruby",
+        "php",
+        "scp",
+        "curl",
+        "wget",
+        "git",
         # Moving, linking or archiving a file exposes its content under another name.
         "mv",
         "ln",
@@ -219,9 +260,9 @@ def _matches_shell_files(rule: PermissionRule, facts: CallFacts) -> bool:
         targets.extend(facts.shell.input_sources)
     for command in facts.shell.commands:
         bases.extend(command.cd_dirs)
-        name = os.path.basename(command.name)
-        readers = _FILE_READERS if rule.tool == "Read" else _FILE_WRITERS
-        if name in readers:
+        if rule.tool == "Read":
+            targets.extend(_files_read(command))
+        elif os.path.basename(command.name) in _FILE_WRITERS:
             targets.extend(w for w in command.words[1:] if not w.startswith("-"))
     for base in dict.fromkeys(bases):
         for target in targets:
@@ -231,6 +272,25 @@ def _matches_shell_files(rule: PermissionRule, facts: CallFacts) -> bool:
                 if path_rule_matches(rule, spelled, facts):
                     return True
     return False
+
+
+def _files_read(command: SimpleCommand) -> list[str]:
+    """Files whose contents a command may print: exactly, for programs whose options we
+    know; every non-option word (and every option's glued value) for known readers."""
+    use = read_only_use(command.words)
+    if use is not None:
+        return [*use.content, *use.trees]
+    if os.path.basename(command.name) not in _FILE_READERS:
+        return []
+    found: list[str] = []
+    for word in command.words[1:]:
+        if not word.startswith("-"):
+            found.append(word)
+        elif "=" in word:
+            found.append(word.split("=", 1)[1])
+        elif not word.startswith("--") and len(word) > 2:
+            found.append(word[2:])
+    return found
 
 
 def path_rule_matches(rule: PermissionRule, spellings: PathSpellings, facts: CallFacts) -> bool:
@@ -264,8 +324,13 @@ def allow_match(rule: PermissionRule, facts: CallFacts) -> bool:
 
 
 def command_allowed(command: SimpleCommand, rules: Sequence[PermissionRule]) -> bool:
+    """Some rule matches the command — and if the command runs another program through an
+    option (``git -c``, ``tar --to-command``, ``sed s/x/y/e``), the rule spells that option
+    out: a ``*`` never approves it."""
+    runner = runner_option(command.words)
     return any(
         rule.specifier is not None
+        and (runner is None or runner in rule.specifier)
         and any(command_pattern_regex(rule.specifier).fullmatch(t) for t in command.spellings)
         for rule in rules
     )

@@ -87,6 +87,12 @@ def _matches(regex: re.Pattern[str], root: str, path: str) -> bool:
 def _compile(
     specifier: str, is_allow: bool, anchor: Path | None, cwd: Path, home: Path
 ) -> tuple[re.Pattern[str], str]:
+    root, rest = rule_root(specifier, anchor, cwd, home)
+    return _compile_rest(rest, root, is_allow), root
+
+
+def rule_root(specifier: str, anchor: Path | None, cwd: Path, home: Path) -> tuple[str, str]:
+    """The directory a path rule is anchored at, and the pattern below it."""
     pattern = specifier
     if pattern.startswith("//"):
         root, rest = "/", pattern[2:]
@@ -96,8 +102,7 @@ def _compile(
         root, rest = str(anchor or cwd), pattern[1:]
     else:
         root, rest = str(cwd), pattern[2:] if pattern.startswith("./") else pattern
-    root = os.path.normpath(root)
-    return _compile_rest(rest, root, is_allow), root
+    return os.path.normpath(root), rest
 
 
 @lru_cache(maxsize=512)

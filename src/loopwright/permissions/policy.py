@@ -18,8 +18,10 @@ from loopwright.permissions.commands import (
     ACCEPT_EDITS_COMMANDS,
     arg_paths,
     args_inside,
+    command_read_only_use,
     is_read_only,
     shell_is_read_only,
+    use_inside,
 )
 from loopwright.permissions.matching import (
     CallFacts,
@@ -29,6 +31,7 @@ from loopwright.permissions.matching import (
     restrictive_match,
 )
 from loopwright.permissions.paths import spell
+from loopwright.permissions.read_scope import denied_tree_read
 from loopwright.permissions.rules import PermissionRule, RuleSet
 from loopwright.permissions.shell import SimpleCommand
 
@@ -120,6 +123,10 @@ class PermissionPolicy:
             return Verdict("deny", f"denied by rule {rule.text}", rule.text)
         if (rule := _first(self.rules.ask, facts)) is not None:
             return self._ask(f"matches ask rule {rule.text}", rule.text)
+        if (tree := self._denied_tree(facts)) is not None:
+            # A tree walk would print files a Read deny rule covers: no rule or mode
+            # approves that on its own.
+            return self._ask(f"it reads through {tree}")
         if (target := critical_removal(facts)) is not None:
             # No hook, mode or allow rule approves wiping /, home or a working dir.
             return self._ask(f"it removes the critical path {target}")
@@ -127,11 +134,27 @@ class PermissionPolicy:
             return self._ask("a PreToolUse hook asked for confirmation")
         if hook_decision == "allow":
             return Verdict("allow", "approved by a PreToolUse hook")
+        if self.mode != "bypassPermissions" and (target := protected_write(facts)) is not None:
+            # Agent, repository and shell configuration run code later: no allow rule or
+            # mode short of bypassPermissions changes them without asking.
+            return self._ask(f"it changes the protected path {target}")
         if (verdict := self._mode_step(facts)) is not None:
             return verdict
         if (verdict := self._allow_step(facts)) is not None:
             return verdict
         return self._ask(_unresolved_reason(facts))
+
+    def _denied_tree(self, facts: CallFacts) -> str | None:
+        if facts.shell is None:
+            return None
+        session_cwd = facts.working_dirs[0] if facts.working_dirs else facts.cwd
+        for rule_cwd in dict.fromkeys((session_cwd, facts.cwd)):
+            found = denied_tree_read(
+                facts.shell.commands, self.rules.deny, facts.cwd, facts.home, rule_cwd
+            )
+            if found is not None:
+                return found
+        return None
 
     def _ask(self, reason: str, rule: str | None = None) -> Verdict:
         if self.mode == "dontAsk":
@@ -210,14 +233,28 @@ class PermissionPolicy:
         assert facts.shell is not None
         if facts.shell.redirect_targets and not redirects_ok:
             return False
-        return is_read_only(command) and args_inside(
-            command, facts.cwd, facts.home, facts.working_dirs, every_arg=False
+        use = command_read_only_use(command)
+        return use is not None and use_inside(
+            command, use, facts.cwd, facts.home, facts.working_dirs
         )
 
 
 # Files that configure the agent, the repository or the shell: editing them can grant
 # permissions or run code later, so acceptEdits never approves them on its own.
-_PROTECTED_PARTS = frozenset({".git", ".claude", ".loopwright", ".vscode", ".idea", ".husky"})
+_PROTECTED_PARTS = frozenset(
+    {
+        ".git",
+        ".claude",
+        ".loopwright",
+        ".vscode",
+        ".idea",
+        ".husky",
+        ".cargo",
+        ".devcontainer",
+        ".yarn",
+        ".mvn",
+    }
+)
 _PROTECTED_NAMES = frozenset(
     {
         ".bashrc",
@@ -230,6 +267,13 @@ _PROTECTED_NAMES = frozenset(
         ".mcp.json",
         ".envrc",
         ".pre-commit-config.yaml",  # local hooks run their entry commands on commit
+        ".bash_login",
+        ".bash_logout",
+        ".zshenv",
+        ".zlogin",
+        ".npmrc",  # script-shell / node-options run code on the next npm run
+        ".yarnrc",
+        ".yarnrc.yml",
     }
 )
 
@@ -288,6 +332,24 @@ def _critical_target(
         if any((p.rstrip("/") or "/") in critical for p in spelled.both):
             return True
     return False
+
+
+def protected_write(facts: CallFacts) -> str | None:
+    """The protected path an edit or a shell command would create, change, move or
+    remove: an edit's target, a redirect target, or a path argument of any command that is
+    not known to only read."""
+    if facts.kind == "edit" and facts.path is not None:
+        hit = [p for p in facts.path.both if is_protected(p)]
+        return hit[0] if hit else None
+    if facts.shell is None:
+        return None
+    for target in facts.shell.redirect_targets:
+        if _protected_path(target, facts.cwd, facts):
+            return target
+    for command in facts.shell.commands:
+        if command.words and not is_read_only(command) and _touches_protected(command, facts):
+            return next((w for w in command.words[1:] if is_protected(w)), command.text)
+    return None
 
 
 def _touches_protected(command: SimpleCommand, facts: CallFacts) -> bool:

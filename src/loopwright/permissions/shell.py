@@ -16,8 +16,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from loopwright.permissions.shell_literal import (
+    HARMLESS_ASSIGNMENTS,
+    harmless_assignment,
+    word_kind,
+)
 from loopwright.permissions.shell_words import (
-    SAFE_ASSIGNMENTS,
     crude_split,
     deny_variants,
     find_exec_commands,
@@ -200,18 +204,29 @@ def _visit_command(node: Any, out: _Collector, depth: int, *, in_substitution: b
     positions: list[tuple[int, int]] = []
     assignments: list[str] = []
     for part in node.parts:
+        raw = out.source[part.pos[0] : part.pos[1]]
         if part.kind == "assignment":
             if not words:
                 assignments.append(part.word)
+                if not harmless_assignment(raw):
+                    name = raw.split("=", 1)[0]
+                    out.unsafe.append(
+                        f"it sets {name} (only {', '.join(sorted(HARMLESS_ASSIGNMENTS))} "
+                        "may be set, to plain literal values)"
+                    )
             else:
                 words.append(part.word)
                 positions.append(part.pos)
+                _check_literal(raw, out)
             _scan_expansions(part, out, depth)
         elif part.kind == "word":
             if not words and _has_parameter(part):
                 out.unsafe.append(f"the command name {part.word!r} comes from a variable")
+            if not words and word_kind(raw) == "glob":
+                out.unsafe.append("a glob in the command name")
             words.append(part.word)
             positions.append(part.pos)
+            _check_literal(raw, out)
             _scan_expansions(part, out, depth)
         elif part.kind == "redirect":
             _record_redirect(part, out)
@@ -219,6 +234,14 @@ def _visit_command(node: Any, out: _Collector, depth: int, *, in_substitution: b
         return
     _add_command(words, positions, assignments, out, depth)
     _check_heredoc(node, strip_wrappers(words)[0], out, depth)
+
+
+def _check_literal(raw: str, out: _Collector) -> None:
+    if word_kind(raw) == "expanding":
+        out.unsafe.append(
+            f"the word {raw!r} is not literal: the shell expands it before the command "
+            "runs (quote it in single quotes, or start a glob with a directory like ./)"
+        )
 
 
 def _check_heredoc(node: Any, words: list[str], out: _Collector, depth: int) -> None:
@@ -252,11 +275,6 @@ def _add_command(
     kept = positions[len(words) - len(stripped) :]
     source_text = out.source[kept[0][0] : kept[-1][1]] if kept else ""
     out.unsafe.extend(notes)
-    unsafe_assignments = [
-        a.split("=", 1)[0] for a in assignments if a.split("=", 1)[0] not in SAFE_ASSIGNMENTS
-    ]
-    if unsafe_assignments:
-        out.unsafe.append(f"it sets {', '.join(unsafe_assignments)} for the command")
     variants = [*deny_variants(words, stripped), source_text]
     out.deny_texts.extend(variants)
     if stripped:
@@ -305,8 +323,6 @@ def _check_command(words: list[str], out: _Collector, depth: int) -> None:
     name = os.path.basename(words[0])
     if name in _ALWAYS_UNSAFE:
         out.unsafe.append(f"'{name}' runs text as code")
-    if any(ch in words[0] for ch in "*?["):
-        out.unsafe.append("a glob in the command name")
     if name == "find" and any(arg in _FIND_EXEC for arg in words[1:]):
         out.unsafe.append("find with -exec/-delete/-fprint runs or deletes beyond a listing")
     if name in ("cd", "pushd", "popd"):

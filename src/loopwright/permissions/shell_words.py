@@ -9,6 +9,8 @@ import os
 import re
 import shlex
 
+from loopwright.permissions.shell_literal import harmless_assignment
+
 # Wrappers that run their argument as the real command.
 WRAPPERS = frozenset(
     {
@@ -52,27 +54,6 @@ EXEC_WRAPPERS = WRAPPERS | {
     "torsocks",
     "caffeinate",
 }
-# Assignments an allow rule may look past; any other (PATH=, LD_PRELOAD=…) blocks allow.
-SAFE_ASSIGNMENTS = frozenset(
-    {
-        "NODE_ENV",
-        "RUST_LOG",
-        "RUST_BACKTRACE",
-        "DEBUG",
-        "CI",
-        "LANG",
-        "LC_ALL",
-        "TZ",
-        "NO_COLOR",
-        "FORCE_COLOR",
-        "PYTHONUNBUFFERED",
-        "PYTHONDONTWRITEBYTECODE",
-        "TERM",
-        "COLUMNS",
-        "GOOS",
-        "GOARCH",
-    }
-)
 
 
 def crude_split(command: str) -> list[str]:
@@ -140,8 +121,11 @@ def strip_wrappers(words: list[str]) -> tuple[list[str], list[str]]:
                     # -S splits a string into a new command line; -C runs it elsewhere.
                     notes.append("env -S/-C changes what runs or where it runs")
                 rest = _skip_options(args, with_value={"-u", "--unset", "-C", "--chdir", "-S"})
-                bad = [w.split("=", 1)[0] for w in rest if "=" in w and not w.startswith("-")]
-                bad = [b for b in bad if b not in SAFE_ASSIGNMENTS]
+                bad = [
+                    w.split("=", 1)[0]
+                    for w in rest
+                    if "=" in w and not w.startswith("-") and not harmless_assignment(w)
+                ]
                 if bad:
                     notes.append(f"env sets {', '.join(bad)} for the command")
                 while rest and "=" in rest[0]:
