@@ -24,6 +24,7 @@ from loopwright.models.base import Model
 from loopwright.options import Options, PermissionMode
 from loopwright.permissions.assemble import build_permission_gate
 from loopwright.permissions.gate import PermissionGate
+from loopwright.permissions.read_guard import READ_GUARD_SERVICE, ReadGuard
 from loopwright.runtime import CountingModel, Runtime
 from loopwright.sandbox.bwrap import BwrapSandbox
 from loopwright.sessions import latest_session, open_store, resume_session
@@ -170,6 +171,11 @@ def create_runtime(options: Options, *, parent_tool_use_id: str | None = None) -
 
     rt.gate_factory = subagent_gate
     _services(rt, settings)
+    rt.services[READ_GUARD_SERVICE] = ReadGuard.from_rules(
+        gate.policy.rules.deny,
+        gate.policy.working_dirs[0] if gate.policy.working_dirs else cwd,
+        gate.policy.home,
+    )
     return rt
 
 

@@ -9,10 +9,13 @@ those entries.
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, field
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Literal
 
+from loopwright.permissions.read_guard import READ_GUARD_SERVICE, ReadGuard
 from loopwright.tools.base import ToolContext, ToolResult
 from loopwright.tools.ripgrep import RgOutput, run_rg, run_rg_lines
 
@@ -73,6 +76,9 @@ class GrepRequest:
     rg_args: list[str]
     head_limit: int
     offset: int
+    line_numbers: bool = True
+    # Set when Read deny rules apply: paths whose lines must not reach the model.
+    hidden: Callable[[str], bool] | None = None
 
 
 def _flag(input: dict[str, Any], key: str) -> bool | str:
@@ -145,7 +151,8 @@ def parse_request(input: dict[str, Any], cwd: Path) -> GrepRequest | str:
     if isinstance(head_limit, str) or isinstance(offset, str):
         return str(head_limit if isinstance(head_limit, str) else offset)
     assert head_limit is not None and offset is not None
-    return GrepRequest(pattern, path, mode, args, head_limit, offset)
+    line_numbers = input.get("-n", True) is not False
+    return GrepRequest(pattern, path, mode, args, head_limit, offset, line_numbers)
 
 
 def _page(entries: list[str], request: GrepRequest) -> tuple[list[str], str]:
@@ -170,8 +177,46 @@ def _count_pairs(stdout: bytes) -> list[tuple[str, str]]:
     return sorted((path, count) for path, count in pairs)
 
 
+def _guarded(request: GrepRequest, guard: ReadGuard, cwd: Path) -> GrepRequest:
+    """The same search, with rg printing a NUL after each path so every line of output
+    can be traced to its file and dropped when a Read deny rule covers that file."""
+    args = list(request.rg_args)
+    if request.mode == "content":
+        args = [a for a in args if a not in ("--line-number", "--no-line-number")]
+        args += ["--null", "--line-number"]
+    return replace(request, rg_args=args, hidden=lambda path: guard.denied(path, cwd))
+
+
+_NUMBERED = re.compile(rb"^(\d+)([:-])")
+
+
+def _visible_lines(
+    lines: list[bytes], hidden: Callable[[str], bool], line_numbers: bool
+) -> list[bytes]:
+    """``path\0N:text`` lines back in rg's usual shape, without the hidden files."""
+    kept: list[bytes] = []
+    for line in lines:
+        path, nul, rest = line.partition(b"\0")
+        if not nul:
+            kept.append(line)  # a "--" context separator
+            continue
+        if hidden(path.decode("utf-8", errors="surrogateescape")):
+            continue
+        numbered = _NUMBERED.match(rest)
+        if numbered is None:
+            kept.append(path + b":" + rest)
+            continue
+        separator = numbered.group(2)
+        body = rest if line_numbers else rest[numbered.end() :]
+        kept.append(path + separator + body)
+    # Drop separators left dangling where a hidden file's block was.
+    return [ln for i, ln in enumerate(kept) if ln != b"--" or 0 < i < len(kept) - 1]
+
+
 def format_files(output: RgOutput, request: GrepRequest) -> str:
     files = _null_paths(output.stdout)
+    if request.hidden is not None:
+        files = [f for f in files if not request.hidden(f)]
     shown, note = _page(files, request)
     if not files:
         return "No files found"
@@ -182,6 +227,8 @@ def format_files(output: RgOutput, request: GrepRequest) -> str:
 
 def format_counts(output: RgOutput, request: GrepRequest) -> str:
     pairs = _count_pairs(output.stdout)
+    if request.hidden is not None:
+        pairs = [(path, count) for path, count in pairs if not request.hidden(path)]
     if not pairs:
         return "No matches found"
     # The total covers every file, also those outside the head_limit/offset window.
@@ -223,6 +270,9 @@ class GrepTool:
         request = parse_request(input, ctx.state.cwd)
         if isinstance(request, str):
             return ToolResult.error(request)
+        guard = ctx.services.get(READ_GUARD_SERVICE)
+        if isinstance(guard, ReadGuard) and guard.active:
+            request = _guarded(request, guard, ctx.state.cwd)
         args = [*request.rg_args, "-e", request.pattern, "--", str(request.path)]
         try:
             if request.mode == "content":
@@ -242,10 +292,15 @@ class GrepTool:
     async def _content(self, args: list[str], request: GrepRequest, ctx: ToolContext) -> ToolResult:
         # One line more than the window tells whether there is more to page through.
         wanted = None if request.head_limit == 0 else request.offset + request.head_limit + 1
+        if request.hidden is not None:
+            wanted = None  # lines of hidden files are dropped after rg, so read them all
         output = await run_rg_lines(args, ctx.state.cwd, wanted)
         if output.exit_code == 2 and not output.lines:
             return ToolResult.error(f"ripgrep rejected the search: {output.stderr.strip()}")
-        text = format_content(output.lines, output.complete, request)
+        lines = output.lines
+        if request.hidden is not None:
+            lines = _visible_lines(lines, request.hidden, request.line_numbers)
+        text = format_content(lines, output.complete, request)
         return ToolResult(text + _warnings(output.exit_code, output.stderr))
 
 
