@@ -184,7 +184,11 @@ def _guarded(request: GrepRequest, guard: ReadGuard, cwd: Path) -> GrepRequest:
     if request.mode == "content":
         args = [a for a in args if a not in ("--line-number", "--no-line-number")]
         args += ["--null", "--line-number"]
-    return replace(request, rg_args=args, hidden=lambda path: guard.denied(path, cwd))
+
+    def hidden(path: str) -> bool:
+        return guard.denied(path, cwd)
+
+    return replace(request, rg_args=args, hidden=hidden)
 
 
 _NUMBERED = re.compile(rb"^(\d+)([:-])")
