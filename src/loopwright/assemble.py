@@ -125,7 +125,16 @@ def create_runtime(options: Options, *, parent_tool_use_id: str | None = None) -
     if not cwd.is_dir():
         raise ConfigurationError(f"cwd {cwd} is not a directory; pass an existing directory")
     sources = setting_sources(options)
-    settings = load_settings(cwd, sources, trust_project=options.trust_project) if sources else None
+    settings = (
+        load_settings(
+            cwd,
+            sources,
+            trust_project=options.trust_project,
+            extra_read_deny=[r for r in options.disallowed_tools if "(" in r],
+        )
+        if sources
+        else None
+    )
     provider = resolve_model(options.model)
     model = with_retries(provider, options)
     # A provider knows its own window ([1m] variants, user overrides); else the table.

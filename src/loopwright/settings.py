@@ -23,6 +23,7 @@ from loopwright.errors import SettingsError
 from loopwright.hook_commands import CommandHook
 from loopwright.hooks import HOOK_EVENTS, HookCallback, HookMatcher, check_matcher
 from loopwright.permissions.policy import PERMISSION_MODES, PermissionMode
+from loopwright.permissions.read_guard import ReadGuard
 from loopwright.permissions.rules import RuleSet, RuleSyntaxError
 from loopwright.sandbox.bwrap import SandboxSettings
 from loopwright.sandbox.config import SandboxLayer, merge_sandbox_layers, parse_sandbox_section
@@ -88,8 +89,11 @@ def load_settings(
     home: str | Path | None = None,
     *,
     trust_project: bool = True,
+    extra_read_deny: Sequence[str] = (),
 ) -> Settings:
     """Read and merge every settings file and memory file of the chosen sources.
+    ``extra_read_deny`` are the session's own deny rules (``disallowed_tools``): memory
+    imports honour them as well as the settings files' own.
 
     With ``trust_project=False`` (for repositories you did not write), the repository's
     files (project and local: both live in the checkout) keep only what restricts: deny/ask
@@ -122,8 +126,17 @@ def load_settings(
         sandbox = parse_sandbox_section(data, path, sandbox_base, home_path)
         merged.sandbox.append(_distrust_sandbox(sandbox) if untrusted else sandbox)
         read.append(path)
+    deny_rules = merged.rules + RuleSet.from_strings(
+        deny=extra_read_deny, anchor=cwd_path, source="options"
+    )
+    guard = ReadGuard.from_rules(deny_rules.deny, cwd_path, home_path)
     memory, memory_files = load_memory(
-        cwd_path, root, home_path, chosen, trust_project=trust_project
+        cwd_path,
+        root,
+        home_path,
+        chosen,
+        trust_project=trust_project,
+        read_denied=(lambda p: guard.denied(str(p), cwd_path)) if guard.active else None,
     )
     return Settings(
         project_root=root,

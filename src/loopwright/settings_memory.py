@@ -10,7 +10,7 @@ each file is included once, which also breaks import cycles.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -44,6 +44,7 @@ class _Loader:
     home: Path
     # Where a repository's imports must stay (None: anywhere but the secret paths).
     confine_to: Path | None = None
+    read_denied: Callable[[Path], bool] | None = None
     seen: set[Path] = field(default_factory=set[Path])
     sections: list[str] = field(default_factory=list[str])
     files: list[Path] = field(default_factory=list[Path])
@@ -57,7 +58,7 @@ class _Loader:
             return
         if real in self.seen or not real.is_file():
             return
-        if depth > 0 and from_repository and not self._may_import(real):
+        if depth > 0 and not self._may_import(real, from_repository):
             return  # a committed file must not pull secrets (or anything, untrusted) in
         self.seen.add(real)
         try:
@@ -73,7 +74,11 @@ class _Loader:
         self.files.append(path)
         self.sections.append(f"Contents of {path} ({label}):\n\n{text.strip()}")
 
-    def _may_import(self, real: Path) -> bool:
+    def _may_import(self, real: Path, from_repository: bool) -> bool:
+        if self.read_denied is not None and self.read_denied(real):
+            return False  # a Read deny rule covers it: the prompt is a way out too
+        if not from_repository:
+            return True
         home = self.home.resolve()
         if any(real.is_relative_to(home / secret) for secret in _SECRET_HOME_PATHS):
             return False
@@ -86,11 +91,18 @@ class _Loader:
 
 
 def load_memory(
-    cwd: Path, root: Path, home: Path, sources: Sequence[str], *, trust_project: bool = True
+    cwd: Path,
+    root: Path,
+    home: Path,
+    sources: Sequence[str],
+    *,
+    trust_project: bool = True,
+    read_denied: Callable[[Path], bool] | None = None,
 ) -> tuple[str, tuple[Path, ...]]:
     """With ``trust_project=False`` a repository's memory files import only files inside
-    the repository; secret files under home are never imported by one."""
-    loader = _Loader(home, None if trust_project else root.resolve())
+    the repository; secret files under home are never imported by one; no ``@import``
+    pulls in a file that ``read_denied`` (the Read deny rules) covers."""
+    loader = _Loader(home, None if trust_project else root.resolve(), read_denied)
     if "user" in sources:
         loader.load(home / ".claude" / "CLAUDE.md", "user instructions")
         loader.load(home / ".loopwright" / "AGENTS.md", "user instructions")

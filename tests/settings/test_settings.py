@@ -373,3 +373,17 @@ def test_an_untrusted_repository_imports_only_its_own_files(
     memory = load_settings(root, home=home, trust_project=False).memory
     assert "house style" in memory
     assert "personal notes" not in memory and "outside the repo" not in memory
+
+
+def test_memory_imports_never_pull_in_files_a_read_deny_rule_covers(
+    root: Path, home: Path
+) -> None:
+    write(root / "secrets" / "key", "DENIED-BY-OPTIONS")
+    write(root / "private" / "notes.md", "DENIED-BY-SETTINGS")
+    write(root / "docs" / "style.md", "house style")
+    write(root / ".claude" / "settings.json", {"permissions": {"deny": ["Read(./private/**)"]}})
+    write(home / ".claude" / "CLAUDE.md", f"@{root / 'secrets' / 'key'}\nuser rules")
+    write(root / "CLAUDE.md", "@secrets/key\n@private/notes.md\n@docs/style.md\n")
+    memory = load_settings(root, home=home, extra_read_deny=["Read(./secrets/**)"]).memory
+    assert "house style" in memory and "user rules" in memory
+    assert "DENIED-BY-OPTIONS" not in memory and "DENIED-BY-SETTINGS" not in memory
