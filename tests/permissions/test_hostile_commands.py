@@ -119,7 +119,7 @@ async def test_plan_mode_treats_steering_assignments_as_changes(
 
 async def test_the_reason_for_a_non_literal_word_says_how_to_write_it(project: Project) -> None:
     gate = make_gate(project.root, allow=ALLOW, callback=Recorder())
-    _, decision = await decide(gate, "Bash", {"command": "echo ${!x}"}, project.root)
+    await decide(gate, "Bash", {"command": "echo ${!x}"}, project.root)
     recorder = gate.can_use_tool
     assert isinstance(recorder, Recorder)
     reason = recorder.calls[-1][2].reason

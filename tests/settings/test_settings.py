@@ -375,9 +375,7 @@ def test_an_untrusted_repository_imports_only_its_own_files(
     assert "personal notes" not in memory and "outside the repo" not in memory
 
 
-def test_memory_imports_never_pull_in_files_a_read_deny_rule_covers(
-    root: Path, home: Path
-) -> None:
+def test_memory_imports_never_pull_in_files_a_read_deny_rule_covers(root: Path, home: Path) -> None:
     write(root / "secrets" / "key", "DENIED-BY-OPTIONS")
     write(root / "private" / "notes.md", "DENIED-BY-SETTINGS")
     write(root / "docs" / "style.md", "house style")
