@@ -149,3 +149,43 @@ async def test_an_edit_allow_rule_does_not_cover_protected_files(project: Projec
         gate, "Edit", {"file_path": str(project.root / "src" / "app.py")}, project.root
     )
     assert (protected[0], ordinary[0]) == ("ask", "allow")
+
+
+@pytest.mark.parametrize(
+    "command",
+    ["cp -r template/. .", "mv template/.claude .", "cp -a template/ ./", "rsync -a template/ ."],
+)
+async def test_copying_a_tree_that_holds_protected_files_asks(
+    project: Project, command: str
+) -> None:
+    (project.root / "template" / ".claude").mkdir(parents=True)
+    (project.root / "template" / ".claude" / "settings.json").write_text("{}")
+    gate = make_gate(project.root, mode="acceptEdits", allow=["Bash(rsync *)"], callback=Recorder())
+    outcome, _ = await decide(gate, "Bash", {"command": command}, project.root)
+    assert outcome == "ask"
+
+
+@pytest.mark.parametrize(
+    "command",
+    ["sed -i s/a/b/ config/app.yml", "dd if=/dev/zero of=config/app.yml", "git checkout -- config"],
+)
+async def test_edit_deny_rules_cover_in_place_writers(project: Project, command: str) -> None:
+    gate = make_gate(
+        project.root,
+        allow=["Bash(sed *)", "Bash(dd *)", "Bash(git *)"],
+        deny=["Edit(./config/**)"],
+        callback=Recorder(),
+    )
+    outcome, _ = await decide(gate, "Bash", {"command": command}, project.root)
+    assert outcome == "deny"
+
+
+@pytest.mark.parametrize(
+    "command", ["grep --recur k .", "grep --dereference-rec k .", "grep -drecurse k ."]
+)
+async def test_abbreviated_recursion_under_an_allow_rule_still_asks(
+    project: Project, command: str
+) -> None:
+    gate = make_gate(project.root, allow=["Bash(grep *)"], deny=DENY, callback=Recorder())
+    outcome, _ = await decide(gate, "Bash", {"command": command}, project.root)
+    assert outcome == "ask"

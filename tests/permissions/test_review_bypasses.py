@@ -34,7 +34,8 @@ DEFAULT_CASES: list[tuple[str, str, str]] = [
     ("xargs-cat-denied-file", "echo .env | xargs cat", "ask"),
     ("xargs-cat-escaped-path", "printf '\\x2fetc\\x2fshadow' | xargs cat", "ask"),
     # writing flags hidden in a cluster of short options
-    ("sort-clustered-output", "printf x | sort -ruo .git/config", "ask"),
+    # (denied outright: Edit(./config/**) covers a config dir at any depth, .git/config too)
+    ("sort-clustered-output", "printf x | sort -ruo .git/config", "deny"),
     ("sort-clustered-output-inside", "sort -uo notes.txt src/app.py", "ask"),
     ("date-clustered-set", "date -us 2020-01-01", "ask"),
     ("sort-key-value-not-output", "sort -k2o src/app.py", "allow"),

@@ -123,6 +123,9 @@ _FILE_READERS = frozenset(
 # arguments (these include the ones acceptEdits approves on its own).
 _FILE_WRITERS = frozenset(
     {"mkdir", "touch", "mv", "cp", "tee", "ln", "rm", "rmdir", "truncate", "install", "rsync"}
+    # In-place editors and tools that take their output file as an argument or value.
+    | {"sed", "perl", "awk", "gawk", "patch", "chmod", "chown", "chgrp", "dd", "unlink"}
+    | {"shred", "split", "csplit", "git", "tar", "unzip", "zip", "sort", "uniq", "curl", "wget"}
 )
 
 
@@ -263,7 +266,7 @@ def _matches_shell_files(rule: PermissionRule, facts: CallFacts) -> bool:
         if rule.tool == "Read":
             targets.extend(_files_read(command))
         elif os.path.basename(command.name) in _FILE_WRITERS:
-            targets.extend(w for w in command.words[1:] if not w.startswith("-"))
+            targets.extend(_argument_paths(command))
     for base in dict.fromkeys(bases):
         for target in targets:
             expanded = expand_glob(target, base) if any(c in target for c in "*?[") else []
@@ -282,8 +285,16 @@ def _files_read(command: SimpleCommand) -> list[str]:
         return [*use.content, *use.trees]
     if os.path.basename(command.name) not in _FILE_READERS:
         return []
+    return _argument_paths(command)
+
+
+def _argument_paths(command: SimpleCommand) -> list[str]:
+    """Every word that may name a file: operands, ``--opt=value`` and ``-fVALUE`` values,
+    and ``name=value`` operands (``dd of=x``)."""
     found: list[str] = []
     for word in command.words[1:]:
+        if "=" in word and not word.startswith("-"):
+            found.append(word.split("=", 1)[1])
         if not word.startswith("-"):
             found.append(word)
         elif "=" in word:

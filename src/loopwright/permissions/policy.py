@@ -353,13 +353,41 @@ def protected_write(facts: CallFacts) -> str | None:
 
 
 def _touches_protected(command: SimpleCommand, facts: CallFacts) -> bool:
-    """Any argument, as written or as its glob expands, names a protected file."""
+    """Any argument, as written or as its glob expands, names a protected file — or is a
+    directory holding one (``cp -r template/. .`` would plant its ``.claude/``)."""
     if any(is_protected(w) for w in command.words[1:]):
         return True
     for base in (facts.cwd, *command.cd_dirs):
         paths = arg_paths(command, base, every_arg=True)
         if paths is None or any(_protected_path(p, base, facts) for p in paths):
             return True
+        if any(_holds_protected(os.path.join(base, p)) for p in _copied_sources(command)):
+            return True
+    return False
+
+
+_TREE_SCAN_LIMIT = 5_000
+_TREE_COPIERS = frozenset({"cp", "mv", "rsync", "scp", "install", "ln"})
+
+
+def _copied_sources(command: SimpleCommand) -> list[str]:
+    """The operands a copy or move takes from (all but the destination)."""
+    if os.path.basename(command.name) not in _TREE_COPIERS:
+        return []
+    operands = [w for w in command.words[1:] if not w.startswith("-")]
+    return operands[:-1]
+
+
+def _holds_protected(path: str) -> bool:
+    """A directory with a protected name somewhere inside (bounded; too big counts)."""
+    if not os.path.isdir(path) or os.path.islink(path):
+        return False
+    seen = 0
+    for _directory, subdirs, files in os.walk(path):
+        for name in (*subdirs, *files):
+            seen += 1
+            if seen > _TREE_SCAN_LIMIT or is_protected(name):
+                return True
     return False
 
 

@@ -19,7 +19,42 @@ from loopwright.permissions.readonly_use import ReadOnlyUse, read_only_use
 from loopwright.permissions.rules import PermissionRule
 from loopwright.permissions.shell import SimpleCommand
 
-_TREE_READERS = frozenset({"grep", "egrep", "fgrep", "rg", "ag", "ack", "git", "find", "tar"})
+_TREE_READERS = frozenset(
+    {
+        "grep",
+        "egrep",
+        "fgrep",
+        "rg",
+        "ag",
+        "ack",
+        "git",
+        "find",
+        "tar",
+        "zip",
+        "cp",
+        "rsync",
+        "scp",
+        "sed",
+        "awk",
+        "cat",
+        "head",
+        "tail",
+        "wc",
+        "sort",
+        "strings",
+        "xxd",
+        "od",
+    }
+)
+_RECURSIVE_LONG = ("--recursive", "--dereference-recursive", "--directories", "--archive")
+
+
+def _abbreviates_recursive(word: str) -> bool:
+    """GNU tools accept ``--recur`` for ``--recursive``: any unambiguous-looking prefix."""
+    name = word.split("=", 1)[0]
+    return len(name) >= 5 and any(full.startswith(name) for full in _RECURSIVE_LONG)
+
+
 _GIT_CONTENT_SUBCOMMANDS = frozenset(
     {
         "show",
@@ -37,7 +72,7 @@ _GIT_CONTENT_SUBCOMMANDS = frozenset(
         "bundle",
     }
 )
-_RECURSIVE_FLAG = re.compile(r"^-[a-zA-Z]*[rR]|^--(?:dereference-)?recursive|^--directories")
+_RECURSIVE_FLAG = re.compile(r"^-[a-zA-Z]*[rRa]|^--(?:dereference-)?recursive|^--directories")
 
 
 def rule_may_match_under(rule: PermissionRule, tree: str, cwd: Path, home: Path) -> bool:
@@ -99,7 +134,7 @@ def _unknown_tree_reader(command: SimpleCommand) -> ReadOnlyUse:
         return ReadOnlyUse()
     args = [w for w in command.words[1:] if not w.startswith("-")]
     recursive = name in ("rg", "ag", "ack", "find", "tar") or any(
-        _RECURSIVE_FLAG.match(w) for w in command.words[1:]
+        _RECURSIVE_FLAG.match(w) or _abbreviates_recursive(w) for w in command.words[1:]
     )
     if name == "git":
         printing = any(w in _GIT_CONTENT_SUBCOMMANDS for w in command.words[1:])
