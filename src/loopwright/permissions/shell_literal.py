@@ -76,6 +76,8 @@ def _scan(raw: str) -> tuple[int | None, bool] | None:
             first_glob = index
         if char in "@+!" and index + 1 < length and raw[index + 1] == "(":
             return None  # extglob pattern
+        if char == "~" and index > 0 and raw[index - 1] in "=:" and not _home_tilde(raw, index):
+            return None  # bash expands ~user after = and : in assignment-like words
         if char == "{":
             brace_open = True
         elif char in ",." and brace_open:
@@ -84,6 +86,10 @@ def _scan(raw: str) -> tuple[int | None, bool] | None:
             return first_glob, True
         index += 1
     return first_glob, False
+
+
+def _home_tilde(raw: str, index: int) -> bool:
+    return index + 1 == len(raw) or raw[index + 1] in "/:"
 
 
 def _double_quoted_end(raw: str, start: int) -> int | None:
