@@ -1,0 +1,142 @@
+"""Limits every tool input must meet before a permission check or a tool sees it.
+
+A hostile or confused model can send arguments no tool was written for: nesting a
+thousand levels deep (Python's recursion limit ends the run in whatever walks it next —
+a schema validator, a hook's JSON encoder, a permission check), megabytes of arguments,
+or NUL bytes in a path or command (``open()``, ``os.stat()`` and ``execve`` raise on
+them). Checking the shape once, here, with an iterative walk that cannot itself recurse,
+means nothing downstream has to defend against it, and the model gets an error result
+that says what to send instead.
+
+The depth and size limits apply to every tool (built-ins, ``@tool`` functions, MCP
+tools). NUL bytes are refused in every string of a built-in tool's input: each of those
+strings ends up as a path, a pattern, a command, a URL or file text, none of which can
+hold one.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+# Deeper than any schema a tool really has; far below Python's recursion limit (1,000),
+# so validators, encoders and hooks that recurse stay safe on whatever passes.
+MAX_INPUT_DEPTH = 64
+# Total characters of all strings and keys: room for a large Write, not for a flood.
+MAX_INPUT_CHARS = 10_000_000
+# Values of any kind (strings, numbers, lists, dicts and their items).
+MAX_INPUT_VALUES = 100_000
+
+# Built-in tools, by the names the model calls them: their strings are paths, patterns,
+# commands, URLs or text files, so a NUL byte in any of them can only be an error.
+NUL_FREE_TOOLS = frozenset(
+    {
+        "Read",
+        "Write",
+        "Edit",
+        "Glob",
+        "Grep",
+        "Bash",
+        "BashOutput",
+        "KillShell",
+        "WebFetch",
+        "WebSearch",
+        "TodoWrite",
+        "AskUserQuestion",
+        "Agent",
+        "Task",
+        "Skill",
+        "ToolSearch",
+        "NotebookEdit",
+    }
+)
+
+
+def input_problem(tool_name: str, input: Any) -> str | None:
+    """Why ``input`` cannot be given to ``tool_name`` (an error text for the model), or None."""
+    refuse_nul = tool_name in NUL_FREE_TOOLS
+    chars = 0
+    values = 0
+    # (value, depth, path) — an explicit stack: the walk itself never recurses.
+    stack: list[tuple[Any, int, str]] = [(input, 0, "")]
+    while stack:
+        value, depth, where = stack.pop()
+        values += 1
+        if values > MAX_INPUT_VALUES:
+            return _too_large(tool_name, f"more than {MAX_INPUT_VALUES:,} values")
+        if depth > MAX_INPUT_DEPTH:
+            return (
+                f"Error: the arguments for {tool_name} are nested more than "
+                f"{MAX_INPUT_DEPTH} levels deep (under {where.split('/')[0]!r}). No tool takes "
+                "input that deep; send the arguments again as a flat JSON object matching the "
+                "tool's schema."
+            )
+        if isinstance(value, str):
+            chars += len(value)
+            if refuse_nul and "\x00" in value:
+                return _nul_message(tool_name, where)
+        elif isinstance(value, dict):
+            for key, item in value.items():  # pyright: ignore[reportUnknownVariableType]
+                text_key = str(key)  # pyright: ignore[reportUnknownArgumentType]
+                chars += len(text_key)
+                if refuse_nul and "\x00" in text_key:
+                    return _nul_message(tool_name, _child(where, repr(text_key)))
+                stack.append((item, depth + 1, _child(where, text_key)))
+        elif isinstance(value, list | tuple):
+            for index, item in enumerate(value):  # pyright: ignore[reportUnknownVariableType, reportUnknownArgumentType]
+                stack.append((item, depth + 1, _child(where, str(index))))
+        if chars > MAX_INPUT_CHARS:
+            return _too_large(tool_name, f"more than {MAX_INPUT_CHARS:,} characters")
+    return None
+
+
+def raw_input_problem(tool_name: str, raw: str) -> str | None:
+    """Why unparsed argument text was refused, when the cause was depth or size, else None.
+
+    A provider that could not decode the model's JSON (Python's decoder gives up near
+    1,000 levels) keeps the raw text; this tells the model the real reason.
+    """
+    if len(raw) > MAX_INPUT_CHARS:
+        return _too_large(tool_name, f"more than {MAX_INPUT_CHARS:,} characters")
+    depth = deepest = 0
+    in_string = escaped = False
+    for char in raw:
+        if in_string:
+            if escaped:
+                escaped = False
+            elif char == "\\":
+                escaped = True
+            elif char == '"':
+                in_string = False
+        elif char == '"':
+            in_string = True
+        elif char in "[{":
+            depth += 1
+            deepest = max(deepest, depth)
+        elif char in "]}":
+            depth -= 1
+    if deepest <= MAX_INPUT_DEPTH:
+        return None
+    return (
+        f"Error: the arguments for {tool_name} are nested more than {MAX_INPUT_DEPTH} levels "
+        "deep and were not decoded. Send the arguments again as a flat JSON object matching "
+        "the tool's schema."
+    )
+
+
+def _child(where: str, part: str) -> str:
+    return f"{where}/{part}" if where else part
+
+
+def _nul_message(tool_name: str, where: str) -> str:
+    return (
+        f"Error: the arguments for {tool_name} contain a NUL byte (\\u0000) at "
+        f"{where or 'input'}. Paths, patterns, commands and file text cannot hold NUL bytes; "
+        "remove it and send the call again."
+    )
+
+
+def _too_large(tool_name: str, what: str) -> str:
+    return (
+        f"Error: the arguments for {tool_name} are too large ({what}). Send smaller "
+        "arguments: split the work into several calls, or write large content in parts."
+    )
