@@ -30,6 +30,7 @@ from loopwright.models.base import (
 )
 from loopwright.options import Options
 from loopwright.sessions import SessionRecorder
+from loopwright.sessions.base import WriterLock
 from loopwright.sessions.transcript import StateSnapshot
 from loopwright.tools.base import OpenGate, SessionState, Tool, ToolGate
 from loopwright.tools.structured_output import OutputFormat
@@ -114,6 +115,8 @@ class Runtime:
     created_at: float = field(default_factory=time.monotonic)
     # Sessions: where messages are recorded (None when not persisted, and for subagents).
     recorder: SessionRecorder | None = None
+    # Held while this runtime is the session's one writer; released by aclose().
+    session_lock: WriterLock | None = None
     last_recorded_uuid: str | None = None
     # OpenTelemetry context of the run in progress (model and tool spans hang under it).
     trace_context: Any = None
@@ -277,11 +280,15 @@ class Runtime:
                 closer = getattr(model, "aclose", None)
                 if closer is not None:
                     await closer()  # HTTP clients of providers belong to this event loop
+        store = self.recorder.store if self.recorder is not None else None
         if self.recorder is not None:
             await self.recorder.sync()
-            if self.owns_store:
-                await self.recorder.store.aclose()
             self.recorder = None
+        if self.session_lock is not None:  # after the last write, before anyone resumes
+            self.session_lock.release()
+            self.session_lock = None
+        if store is not None and self.owns_store:
+            await store.aclose()
 
 
 def thinking_config(raw: ThinkingConfig | dict[str, Any] | None) -> ThinkingConfig | None:
