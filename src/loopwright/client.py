@@ -15,6 +15,7 @@ from loopwright.loop import agent_loop
 from loopwright.messages import Message, ResultMessage, UserMessage
 from loopwright.models.base import Model
 from loopwright.options import Options, PermissionMode
+from loopwright.options_validation import check_permission_mode
 from loopwright.runtime import Runtime
 from loopwright.subagents import install_subagents
 
@@ -175,7 +176,11 @@ class Client:
         rt.meter = ContextMeter(window)
 
     async def set_permission_mode(self, mode: PermissionMode) -> None:
-        """Change the permission mode from the next tool call on."""
+        """Change the permission mode from the next tool call on.
+
+        An unknown mode raises OptionsError listing the valid ones (the mode is unchanged).
+        """
+        check_permission_mode(mode, "set_permission_mode(mode)")
         set_mode = getattr(self.runtime.gate, "set_mode", None)
         if set_mode is None:
             raise LoopwrightError("this session has no permission gate to change")
