@@ -14,7 +14,7 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, get_args
+from typing import TYPE_CHECKING, get_args
 
 from loopwright.errors import ConfigurationError
 from loopwright.models.base import Effort
@@ -85,8 +85,7 @@ def _string_list(value: object, field: str, what: str, example: str) -> None:
         )
     if not isinstance(value, Sequence | set | frozenset):
         raise OptionsError(
-            f"{field} must be a list of {what}, got {type(value).__name__}; "
-            f"e.g. {field}={example}"
+            f"{field} must be a list of {what}, got {type(value).__name__}; e.g. {field}={example}"
         )
     for item in value:  # pyright: ignore[reportUnknownVariableType]
         if not isinstance(item, str) or not item.strip():
@@ -258,4 +257,3 @@ def _mapping(value: object, field: str, example: str, *, values: type | None = N
 def _text(value: object, field: str) -> None:
     if not isinstance(value, str):
         raise OptionsError(f"{field} must be a string, got {type(value).__name__}")
-

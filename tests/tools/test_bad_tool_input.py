@@ -17,10 +17,9 @@ from loopwright.mcp import create_sdk_mcp_server
 from loopwright.messages import Message, ResultMessage, ToolResultBlock, UserMessage
 from loopwright.models.scripted import Step, raw_tool_call
 from loopwright.permissions.policy import PermissionResultAllow
+from loopwright.testing import ScriptedModel, text, tool_call
 from loopwright.tools.base import tool
 from loopwright.tools.input_checks import MAX_INPUT_DEPTH, MAX_INPUT_VALUES
-from loopwright.testing import ScriptedModel, text, tool_call
-
 
 
 def nested(depth: int) -> Any:
@@ -146,7 +145,9 @@ async def test_deeply_nested_arguments_to_a_custom_tool_never_reach_its_handler(
         return "stored"
 
     result, final = await run_one(tool_call("store", value=nested(300)), tmp_path, tools=[store])
-    assert result.is_error and "nested more than" in result.text and "flat JSON object" in result.text
+    assert (
+        result.is_error and "nested more than" in result.text and "flat JSON object" in result.text
+    )
     assert calls == []
     assert_run_went_on(final)
 
@@ -186,7 +187,9 @@ async def test_undecodable_arguments_nested_past_the_limit_say_so(tmp_path: Path
     # Not a JSON object at the top, so the provider keeps the raw text.
     as_raw = deep_but_decodable[:-1]
     result, final = await run_one(raw_tool_call("Read", as_raw), tmp_path)
-    assert result.is_error and "nested more than" in result.text and "flat JSON object" in result.text
+    assert (
+        result.is_error and "nested more than" in result.text and "flat JSON object" in result.text
+    )
     assert_run_went_on(final)
 
 

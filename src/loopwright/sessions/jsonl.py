@@ -21,9 +21,10 @@ Loading, listing and exporting never lock and never modify a file.
 A crash mid-write can leave a torn last line. Loading drops it (and reports it in-band as a
 ``load_warning`` meta entry); the next append first cuts the torn bytes off, so the file
 stays a sequence of complete lines — only ever under the session's lock, because without
-it a "torn" line may be another writer's line half-way through its write. A bad line *in the middle* is corruption, not a torn
-write: ``corrupt_lines="error"`` (default) raises :class:`TranscriptCorruptError` naming the
-file and line; ``"skip"`` leaves it out and reports it as a ``load_warning``.
+it a "torn" line may be another writer's line half-way through its write. A bad line *in
+the middle* is corruption, not a torn write: ``corrupt_lines="error"`` (default) raises
+:class:`TranscriptCorruptError` naming the file and line; ``"skip"`` leaves it out and
+reports it as a ``load_warning``.
 """
 
 from __future__ import annotations
@@ -180,7 +181,7 @@ class JSONLStore:
             self._write_locked(session_id, entries)
             return
         # No run of ours writes this session: lock it for this one write.
-        lock = FileSessionLock.acquire(session_id, self.lock_path(session_id))
+        lock = FileSessionLock.acquire(session_id, self.lock_path(session_id), brief=True)
         try:
             path = self._writable_path(session_id, entries[0])
             fd = self._fd(session_id, entries[0])

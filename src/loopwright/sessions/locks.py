@@ -25,18 +25,23 @@ from loopwright.sessions.base import SessionBusyError
 class FileSessionLock:
     """An exclusive lock on one session, released by :meth:`release` (idempotent)."""
 
-    def __init__(self, session_id: str, path: Path, fd: int) -> None:
+    def __init__(self, session_id: str, path: Path, fd: int, *, brief: bool = False) -> None:
         self.session_id = session_id
         self.path = path
         self._fd: int | None = fd
+        self._recorded_pid = not brief
 
     @property
     def held(self) -> bool:
         return self._fd is not None
 
     @classmethod
-    def acquire(cls, session_id: str, path: Path) -> FileSessionLock:
-        """Take the lock now or raise :class:`SessionBusyError`; never waits."""
+    def acquire(cls, session_id: str, path: Path, *, brief: bool = False) -> FileSessionLock:
+        """Take the lock now or raise :class:`SessionBusyError`; never waits.
+
+        ``brief``: held for one write only, so the holder's pid is not recorded (saves two
+        metadata writes; a refusal then says "another run").
+        """
         path.parent.mkdir(parents=True, exist_ok=True)
         while True:
             fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
@@ -54,14 +59,19 @@ class FileSessionLock:
             if _same_file(fd, path):
                 break
             os.close(fd)
-        os.ftruncate(fd, 0)
-        os.pwrite(fd, str(os.getpid()).encode(), 0)
-        return cls(session_id, path, fd)
+        if not brief:
+            os.ftruncate(fd, 0)
+            os.pwrite(fd, str(os.getpid()).encode(), 0)
+        return cls(session_id, path, fd, brief=brief)
 
     def release(self) -> None:
         fd, self._fd = self._fd, None
-        if fd is not None:
-            os.close(fd)  # closing the only descriptor drops the flock
+        if fd is None:
+            return
+        if self._recorded_pid:  # a later brief holder must not be reported as us
+            with contextlib.suppress(OSError):
+                os.ftruncate(fd, 0)
+        os.close(fd)  # closing the only descriptor drops the flock
 
     def unlink_and_release(self) -> None:
         """Remove the lock file while still holding it (the session was deleted)."""
