@@ -9,13 +9,14 @@ means nothing downstream has to defend against it, and the model gets an error r
 that says what to send instead.
 
 The depth and size limits apply to every tool (built-ins, ``@tool`` functions, MCP
-tools). NUL bytes are refused in every string of a built-in tool's input: each of those
-strings ends up as a path, a pattern, a command, a URL or file text, none of which can
-hold one.
+tools). NUL bytes and lone UTF-16 surrogates (which no file name can be encoded with) are
+refused in every string of a built-in tool's input: each of those strings ends up as a
+path, a pattern, a command, a URL or file text, none of which can hold one.
 """
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 # Deeper than any schema a tool really has; far below Python's recursion limit (1,000),
@@ -25,6 +26,10 @@ MAX_INPUT_DEPTH = 64
 MAX_INPUT_CHARS = 10_000_000
 # Values of any kind (strings, numbers, lists, dicts and their items).
 MAX_INPUT_VALUES = 100_000
+
+# NUL, and UTF-16 surrogates that no file name can hold. U+DC80..U+DCFF are left alone:
+# they are how Python spells the bytes of a file name that is not UTF-8.
+_UNUSABLE = re.compile("[\x00\ud800-\udc7f\udd00-\udfff]")
 
 # Built-in tools, by the names the model calls them: their strings are paths, patterns,
 # commands, URLs or text files, so a NUL byte in any of them can only be an error.
@@ -53,7 +58,7 @@ NUL_FREE_TOOLS = frozenset(
 
 def input_problem(tool_name: str, input: Any) -> str | None:
     """Why ``input`` cannot be given to ``tool_name`` (an error text for the model), or None."""
-    refuse_nul = tool_name in NUL_FREE_TOOLS
+    refuse_unusable = tool_name in NUL_FREE_TOOLS
     chars = 0
     values = 0
     # (value, depth, path) — an explicit stack: the walk itself never recurses.
@@ -72,14 +77,14 @@ def input_problem(tool_name: str, input: Any) -> str | None:
             )
         if isinstance(value, str):
             chars += len(value)
-            if refuse_nul and "\x00" in value:
-                return _nul_message(tool_name, where)
+            if refuse_unusable and (bad := _UNUSABLE.search(value)) is not None:
+                return _unusable_message(tool_name, where, bad.group())
         elif isinstance(value, dict):
             for key, item in value.items():  # pyright: ignore[reportUnknownVariableType]
                 text_key = str(key)  # pyright: ignore[reportUnknownArgumentType]
                 chars += len(text_key)
-                if refuse_nul and "\x00" in text_key:
-                    return _nul_message(tool_name, _child(where, repr(text_key)))
+                if refuse_unusable and (bad := _UNUSABLE.search(text_key)) is not None:
+                    return _unusable_message(tool_name, _child(where, repr(text_key)), bad.group())
                 stack.append((item, depth + 1, _child(where, text_key)))
         elif isinstance(value, list | tuple):
             for index, item in enumerate(value):  # pyright: ignore[reportUnknownVariableType, reportUnknownArgumentType]
@@ -127,11 +132,15 @@ def _child(where: str, part: str) -> str:
     return f"{where}/{part}" if where else part
 
 
-def _nul_message(tool_name: str, where: str) -> str:
+def _unusable_message(tool_name: str, where: str, char: str) -> str:
+    if char == "\x00":
+        what, kind = "a NUL byte (\\u0000)", "NUL bytes"
+    else:
+        what, kind = f"a lone UTF-16 surrogate (\\u{ord(char):04x})", "lone surrogates"
     return (
-        f"Error: the arguments for {tool_name} contain a NUL byte (\\u0000) at "
-        f"{where or 'input'}. Paths, patterns, commands and file text cannot hold NUL bytes; "
-        "remove it and send the call again."
+        f"Error: the arguments for {tool_name} contain {what} at {where or 'input'}. Paths, "
+        f"patterns, commands and file text cannot hold {kind}; remove it and send the call "
+        "again."
     )
 
 
