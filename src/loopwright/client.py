@@ -58,8 +58,14 @@ async def query(prompt: Prompt, options: Options | None = None) -> AsyncIterator
     one is answered in turn, in the same session).
     """
     rt = await open_runtime(options or Options())
+    one_prompt = isinstance(prompt, str | UserMessage)
     try:
         async for message in _run_prompts(rt, prompt):
+            if one_prompt and isinstance(message, ResultMessage):
+                # The run's last entry is on record: a caller that stops iterating at the
+                # result (and leaves the generator to be finalised later) can resume the
+                # session at once instead of finding it still locked.
+                await rt.stop_writing()
             yield message
     finally:
         await rt.aclose()

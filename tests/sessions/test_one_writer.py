@@ -117,6 +117,20 @@ async def test_a_session_can_be_resumed_once_its_writer_has_closed(tmp_path: Pat
     assert result.session_id == session_id and result.result == "two"
 
 
+async def test_a_query_left_at_its_result_does_not_keep_the_session_locked(
+    tmp_path: Path,
+) -> None:
+    session_id = ""
+    async for message in query("hello", options(tmp_path, "one")):
+        if isinstance(message, ResultMessage):
+            session_id = message.session_id
+            break  # the generator is finalised later, by the event loop
+    resumed = [m async for m in query("again", options(tmp_path, "two", resume=session_id))]
+    final = resumed[-1]
+    assert isinstance(final, ResultMessage) and final.result == "two"
+    assert final.session_id == session_id
+
+
 async def test_renaming_or_deleting_a_session_in_use_is_refused(tmp_path: Path) -> None:
     async with Client(options(tmp_path, "ok")) as first:
         await first.query("hello")
