@@ -70,6 +70,23 @@ async def test_second_client_resuming_a_session_in_use_is_refused(tmp_path: Path
     assert prompts == ["hello", "again"]
 
 
+async def test_two_clients_sharing_one_store_object_are_still_one_writer(
+    tmp_path: Path,
+) -> None:
+    store = JSONLStore(tmp_path / "home", cwd=tmp_path)
+    async with Client(options(tmp_path, "ok", session_store=store)) as first:
+        await first.query("hello")
+        session_id = (await final_result(first)).session_id
+        second = Client(options(tmp_path, "never", session_store=store, resume=session_id))
+        with pytest.raises(SessionBusyError) as refused:
+            await second.connect()
+        assert_says_what_to_do(refused.value, session_id)
+    async with Client(options(tmp_path, "back", session_store=store, resume=session_id)) as third:
+        await third.query("again")
+        assert (await final_result(third)).result == "back"
+    await store.aclose()
+
+
 async def test_query_resuming_a_session_a_client_is_writing_is_refused(tmp_path: Path) -> None:
     async with Client(options(tmp_path, "ok")) as first:
         await first.query("hello")

@@ -333,3 +333,22 @@ async def test_a_permission_check_that_raises_denies_the_call(tmp_path: Path) ->
     assert "was not run" in result.text and "send a corrected call" in result.text
     assert isinstance(final, ResultMessage) and final.permission_denials
     assert_run_went_on(final)
+
+
+async def test_a_post_tool_hook_output_that_cannot_be_used_still_reports_the_tool_ran(
+    tmp_path: Path,
+) -> None:
+    circular: dict[str, Any] = {}
+    circular["self"] = circular
+
+    async def replace(input: dict[str, Any], tool_use_id: str | None, ctx: Any) -> dict[str, Any]:
+        specific = {"hookEventName": "PostToolUse", "updatedToolOutput": circular}
+        return {"hookSpecificOutput": specific}
+
+    target = tmp_path / "made.txt"
+    step = tool_call("Write", file_path=str(target), content="hello")
+    hooks = {"PostToolUse": [HookMatcher("Write", [replace])]}
+    result, final = await run_one(step, tmp_path, hooks=hooks)
+    assert target.read_text() == "hello"
+    assert result.is_error and "Write ran, but processing its result afterwards" in result.text
+    assert_run_went_on(final)

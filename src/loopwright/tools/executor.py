@@ -1,9 +1,12 @@
 """Runs the tool calls of one model response.
 
-All calls are validated first (unknown tool, arguments that are not JSON, schema
-violations), so a bad call never leaves a good one half-run. Consecutive read-only calls
-run concurrently (at most ten at a time); mutating calls run one at a time in the model's
-order. Every call gets exactly one result, in the model's order, whatever happens.
+All calls are validated first (unknown tool, arguments that are not JSON, arguments too
+deep or too large or holding NUL bytes — see ``input_checks`` — and schema violations), so a
+bad call never leaves a good one half-run and nothing downstream sees such input. The
+permission gate fails closed: a check that raises denies the call with the reason.
+Consecutive read-only calls run concurrently (at most ten at a time); mutating calls run one
+at a time in the model's order. Every call gets exactly one result, in the model's order,
+whatever happens.
 """
 
 from __future__ import annotations
