@@ -23,6 +23,7 @@ from loopwright.errors import ToolInputError
 from loopwright.messages import ImageBlock, TextBlock, ToolResultBlock, ToolUseBlock
 from loopwright.tools.base import GateDecision, Tool, ToolContext, ToolGate, ToolResult
 from loopwright.tools.input_checks import input_problem, raw_input_problem
+from loopwright.tools.output_text import sendable
 
 MAX_PARALLEL_READ_ONLY = 10
 # Past this many characters a tool's text is cut and the whole output kept in a file.
@@ -272,15 +273,15 @@ def to_result_block(
 ) -> ToolResultBlock:
     content = result.content
     if isinstance(content, str):
-        content = _cap_text(content)
+        content = _cap_text(sendable(content))
         if additional_context:
-            content = f"{content}\n\n{additional_context}"
+            content = f"{content}\n\n{sendable(additional_context)}"
         return ToolResultBlock(tool_use_id, content, result.is_error)
     blocks: list[TextBlock | ImageBlock] = [
-        TextBlock(_cap_text(b.text)) if isinstance(b, TextBlock) else b for b in content
+        TextBlock(_cap_text(sendable(b.text))) if isinstance(b, TextBlock) else b for b in content
     ]
     if additional_context:
-        blocks.append(TextBlock(additional_context))
+        blocks.append(TextBlock(sendable(additional_context)))
     return ToolResultBlock(tool_use_id, blocks, result.is_error)
 
 
