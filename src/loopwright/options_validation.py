@@ -231,7 +231,7 @@ def _kinds(options: Options) -> None:
     _mapping(options.env, "env", "{'NAME': 'value'}", values=str)
     _mapping(options.mcp_servers, "mcp_servers", "{'github': {...}}")
     if options.hooks is not None:
-        _mapping(options.hooks, "hooks", "{'PreToolUse': [HookMatcher(...)]}")
+        _hooks(options.hooks)
     if options.agents is not None:
         _mapping(options.agents, "agents", "{'reviewer': AgentDefinition(...)}")
         for name, agent in options.agents.items():
@@ -240,6 +240,32 @@ def _kinds(options: Options) -> None:
                 raise OptionsError(
                     f"agents[{name!r}] must be an AgentDefinition, got {type(agent).__name__}"
                 )
+
+
+def _hooks(hooks: object) -> None:
+    # Deferred: the hooks module loads only for options that have hooks (start-up time).
+    from loopwright.hooks import HOOK_EVENTS
+
+    example = "{'PreToolUse': [HookMatcher('Bash', [check_command])]}"
+    _mapping(hooks, "hooks", example)
+    assert isinstance(hooks, Mapping)
+    for event, entries in hooks.items():  # pyright: ignore[reportUnknownVariableType]
+        if event not in HOOK_EVENTS:
+            raise OptionsError(
+                f"hooks has an unknown event {event!r}; use one of {', '.join(HOOK_EVENTS)}"
+            )
+        if isinstance(entries, str | bytes | Mapping) or not isinstance(entries, Sequence):
+            raise OptionsError(
+                f"hooks[{event!r}] must be a list of HookMatcher, got "
+                f"{type(entries).__name__}; e.g. hooks={example}"  # pyright: ignore[reportUnknownArgumentType]
+            )
+        for entry in entries:  # pyright: ignore[reportUnknownVariableType]
+            if isinstance(entry, Mapping) or hasattr(entry, "hooks"):  # pyright: ignore[reportUnknownArgumentType]
+                continue
+            raise OptionsError(
+                f"hooks[{event!r}] holds {entry!r}, not a HookMatcher; wrap callbacks in one, "
+                f"e.g. hooks={{{event!r}: [HookMatcher(None, [your_callback])]}}"
+            )
 
 
 def _mapping(value: object, field: str, example: str, *, values: type | None = None) -> None:

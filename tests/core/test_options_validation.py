@@ -13,6 +13,7 @@ import pytest
 
 from loopwright import Client, Options
 from loopwright.errors import ConfigurationError
+from loopwright.hooks import HookMatcher
 from loopwright.messages import ResultMessage, SystemMessage
 from loopwright.options import AgentDefinition
 from loopwright.options_validation import OptionsError
@@ -113,6 +114,9 @@ def test_numbers_out_of_range_or_of_the_wrong_type_are_refused(
         ("cwd", 3, "must be a path"),
         ("effort", "extreme", "low, medium, high, xhigh, max"),
         ("agents", {"reviewer": {"description": "d", "prompt": "p"}}, "AgentDefinition"),
+        ("hooks", {"PreToolUze": []}, "unknown event 'PreToolUze'; use one of PreToolUse"),
+        ("hooks", {"PreToolUse": HookMatcher("Bash")}, "must be a list of HookMatcher"),
+        ("hooks", {"PreToolUse": [print]}, "wrap callbacks in one"),
     ],
 )
 def test_fields_of_the_wrong_kind_are_refused(field: str, value: Any, expected: str) -> None:
