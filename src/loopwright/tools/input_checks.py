@@ -16,7 +16,6 @@ path, a pattern, a command, a URL or file text, none of which can hold one.
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 # Deeper than any schema a tool really has; far below Python's recursion limit (1,000),
@@ -27,12 +26,10 @@ MAX_INPUT_CHARS = 10_000_000
 # Values of any kind (strings, numbers, lists, dicts and their items).
 MAX_INPUT_VALUES = 100_000
 
-# NUL, and UTF-16 surrogates that no file name can hold. U+DC80..U+DCFF are left alone:
-# they are how Python spells the bytes of a file name that is not UTF-8.
-_UNUSABLE = re.compile("[\x00\ud800-\udc7f\udd00-\udfff]")
-
 # Built-in tools, by the names the model calls them: their strings are paths, patterns,
-# commands, URLs or text files, so a NUL byte in any of them can only be an error.
+# commands, URLs or text files, so a NUL byte or a lone surrogate in any of them can only be
+# an error. (U+DC80..U+DCFF are allowed: they are how Python spells the bytes of a file
+# name that is not UTF-8.)
 NUL_FREE_TOOLS = frozenset(
     {
         "Read",
@@ -56,42 +53,72 @@ NUL_FREE_TOOLS = frozenset(
 )
 
 
+# Where a value sits, built only when an error names it: (parent, key) links from the root.
+Where = tuple["Where", str] | None
+
+
 def input_problem(tool_name: str, input: Any) -> str | None:
     """Why ``input`` cannot be given to ``tool_name`` (an error text for the model), or None."""
     refuse_unusable = tool_name in NUL_FREE_TOOLS
     chars = 0
     values = 0
-    # (value, depth, path) — an explicit stack: the walk itself never recurses.
-    stack: list[tuple[Any, int, str]] = [(input, 0, "")]
+    # An explicit stack: the walk itself never recurses.
+    stack: list[tuple[Any, int, Where]] = [(input, 0, None)]
     while stack:
         value, depth, where = stack.pop()
         values += 1
         if values > MAX_INPUT_VALUES:
             return _too_large(tool_name, f"more than {MAX_INPUT_VALUES:,} values")
         if depth > MAX_INPUT_DEPTH:
-            return (
-                f"Error: the arguments for {tool_name} are nested more than "
-                f"{MAX_INPUT_DEPTH} levels deep (under {where.split('/')[0]!r}). No tool takes "
-                "input that deep; send the arguments again as a flat JSON object matching the "
-                "tool's schema."
-            )
+            return _too_deep(tool_name, where)
         if isinstance(value, str):
             chars += len(value)
-            if refuse_unusable and (bad := _UNUSABLE.search(value)) is not None:
-                return _unusable_message(tool_name, where, bad.group())
+            if refuse_unusable and (bad := _unusable_char(value)) is not None:
+                return _unusable_message(tool_name, _render(where), bad)
         elif isinstance(value, dict):
             for key, item in value.items():  # pyright: ignore[reportUnknownVariableType]
                 text_key = str(key)  # pyright: ignore[reportUnknownArgumentType]
                 chars += len(text_key)
-                if refuse_unusable and (bad := _UNUSABLE.search(text_key)) is not None:
-                    return _unusable_message(tool_name, _child(where, repr(text_key)), bad.group())
-                stack.append((item, depth + 1, _child(where, text_key)))
+                if refuse_unusable and (bad := _unusable_char(text_key)) is not None:
+                    return _unusable_message(tool_name, _render((where, repr(text_key))), bad)
+                stack.append((item, depth + 1, (where, text_key)))
         elif isinstance(value, list | tuple):
             for index, item in enumerate(value):  # pyright: ignore[reportUnknownVariableType, reportUnknownArgumentType]
-                stack.append((item, depth + 1, _child(where, str(index))))
+                stack.append((item, depth + 1, (where, str(index))))
         if chars > MAX_INPUT_CHARS:
             return _too_large(tool_name, f"more than {MAX_INPUT_CHARS:,} characters")
     return None
+
+
+def _unusable_char(text: str) -> str | None:
+    """The first NUL or lone surrogate (outside the file-name byte escapes) in ``text``."""
+    if "\x00" in text:
+        return "\x00"
+    if text.isascii():  # a flag check: the common case costs nothing more
+        return None
+    try:
+        # Fails exactly on the surrogates that no file name can be encoded with.
+        text.encode("utf-8", "surrogateescape")
+    except UnicodeEncodeError as exc:
+        return text[exc.start]
+    return None
+
+
+def _render(where: Where) -> str:
+    parts: list[str] = []
+    while where is not None:
+        where, key = where
+        parts.append(key)
+    return "/".join(reversed(parts))
+
+
+def _too_deep(tool_name: str, where: Where) -> str:
+    top = _render(where).split("/")[0]
+    return (
+        f"Error: the arguments for {tool_name} are nested more than {MAX_INPUT_DEPTH} levels "
+        f"deep (under {top!r}). No tool takes input that deep; send the arguments again as a "
+        "flat JSON object matching the tool's schema."
+    )
 
 
 def raw_input_problem(tool_name: str, raw: str) -> str | None:
@@ -126,10 +153,6 @@ def raw_input_problem(tool_name: str, raw: str) -> str | None:
         "deep and were not decoded. Send the arguments again as a flat JSON object matching "
         "the tool's schema."
     )
-
-
-def _child(where: str, part: str) -> str:
-    return f"{where}/{part}" if where else part
 
 
 def _unusable_message(tool_name: str, where: str, char: str) -> str:

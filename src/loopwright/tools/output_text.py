@@ -16,9 +16,13 @@ _LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 
 def sendable(text: str) -> str:
     """``text`` with every lone surrogate replaced by something UTF-8 can encode."""
-    if text.isascii() or _LONE_SURROGATE.search(text) is None:  # the common case, fast
+    if text.isascii():  # the common case: a flag check, no scan
         return text
-    return _LONE_SURROGATE.sub(_replacement, text)
+    try:
+        text.encode("utf-8")  # a C-speed scan; fails only on lone surrogates
+    except UnicodeEncodeError:
+        return _LONE_SURROGATE.sub(_replacement, text)
+    return text
 
 
 def _replacement(match: re.Match[str]) -> str:
