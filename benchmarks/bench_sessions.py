@@ -28,7 +28,7 @@ from loopwright.messages import (  # noqa: E402
     UserMessage,
 )
 from loopwright.sessions import JSONLStore, SessionRecorder, SQLiteStore, restore  # noqa: E402
-from loopwright.sessions.base import SessionStore  # noqa: E402
+from loopwright.sessions.base import SessionStore, lock_for_writing  # noqa: E402
 from loopwright.testing import FunctionModel, text  # noqa: E402
 
 Row = tuple[str, str, str]
@@ -48,6 +48,7 @@ def _messages(count: int) -> list[ConversationMessage]:
 
 
 async def _append_times(store: SessionStore, sid: str, count: int) -> list[float]:
+    lock = lock_for_writing(store, sid)  # as the loop does: one writer per session
     recorder = SessionRecorder(store, sid)
     times: list[float] = []
     for message in _messages(count):
@@ -55,6 +56,7 @@ async def _append_times(store: SessionStore, sid: str, count: int) -> list[float
         await recorder.message(message)
         times.append(time.perf_counter() - start)
     await store.sync()
+    lock.release()
     return times
 
 

@@ -311,6 +311,7 @@ async def _open_session(rt: Runtime) -> None:
             new_session_id=options.session_id if options.fork_session else None,
         )
     rt.session_id = opened.session_id
+    rt.session_lock = opened.lock
     rt.recorder = opened.recorder if options.persist_session else None
     path_of = getattr(store, "path_of", None)  # file-backed stores can say where
     transcript = path_of(rt.session_id) if path_of is not None else None

@@ -15,6 +15,7 @@ from loopwright.loop import agent_loop
 from loopwright.messages import Message, ResultMessage, UserMessage
 from loopwright.models.base import Model
 from loopwright.options import Options, PermissionMode
+from loopwright.options_validation import check_permission_mode
 from loopwright.runtime import Runtime
 from loopwright.subagents import install_subagents
 
@@ -57,8 +58,14 @@ async def query(prompt: Prompt, options: Options | None = None) -> AsyncIterator
     one is answered in turn, in the same session).
     """
     rt = await open_runtime(options or Options())
+    one_prompt = isinstance(prompt, str | UserMessage)
     try:
         async for message in _run_prompts(rt, prompt):
+            if one_prompt and isinstance(message, ResultMessage):
+                # The run's last entry is on record: a caller that stops iterating at the
+                # result (and leaves the generator to be finalised later) can resume the
+                # session at once instead of finding it still locked.
+                await rt.stop_writing()
             yield message
     finally:
         await rt.aclose()
@@ -175,7 +182,11 @@ class Client:
         rt.meter = ContextMeter(window)
 
     async def set_permission_mode(self, mode: PermissionMode) -> None:
-        """Change the permission mode from the next tool call on."""
+        """Change the permission mode from the next tool call on.
+
+        An unknown mode raises OptionsError listing the valid ones (the mode is unchanged).
+        """
+        check_permission_mode(mode, "set_permission_mode(mode)")
         set_mode = getattr(self.runtime.gate, "set_mode", None)
         if set_mode is None:
             raise LoopwrightError("this session has no permission gate to change")

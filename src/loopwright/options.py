@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from loopwright.models.base import Effort, Model, ThinkingConfig
+from loopwright.options_validation import validate_agent_definition, validate_options
 from loopwright.tools.base import Tool
 
 PermissionMode = Literal["default", "acceptEdits", "plan", "dontAsk", "bypassPermissions"]
@@ -29,6 +30,9 @@ class AgentDefinition:
     effort: Effort | None = None
     max_turns: int | None = None
     permission_mode: PermissionMode | None = None
+
+    def __post_init__(self) -> None:
+        validate_agent_definition(self)  # a wrong field fails here, naming it
 
 
 @dataclass(kw_only=True)
@@ -119,3 +123,8 @@ class Options:
     # Context: auto-compaction once the context passes this share of the window.
     compaction_threshold: float = 0.8
     context_window: int | None = None
+
+    def __post_init__(self) -> None:
+        # Fields are checked when Options is built, with an error naming the field: a
+        # string where a list of rules belongs, an unknown mode, a negative budget …
+        validate_options(self)

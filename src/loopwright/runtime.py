@@ -30,6 +30,7 @@ from loopwright.models.base import (
 )
 from loopwright.options import Options
 from loopwright.sessions import SessionRecorder
+from loopwright.sessions.base import SessionStore, WriterLock
 from loopwright.sessions.transcript import StateSnapshot
 from loopwright.tools.base import OpenGate, SessionState, Tool, ToolGate
 from loopwright.tools.structured_output import OutputFormat
@@ -114,6 +115,11 @@ class Runtime:
     created_at: float = field(default_factory=time.monotonic)
     # Sessions: where messages are recorded (None when not persisted, and for subagents).
     recorder: SessionRecorder | None = None
+    # Held while this runtime is the session's one writer; released by aclose() or, once
+    # the last entry is written, by stop_writing().
+    session_lock: WriterLock | None = None
+    # The store of a session whose writing stopped early, still to be closed by aclose().
+    finished_store: SessionStore | None = None
     last_recorded_uuid: str | None = None
     # OpenTelemetry context of the run in progress (model and tool spans hang under it).
     trace_context: Any = None
@@ -277,11 +283,21 @@ class Runtime:
                 closer = getattr(model, "aclose", None)
                 if closer is not None:
                     await closer()  # HTTP clients of providers belong to this event loop
+        await self.stop_writing()
+        store, self.finished_store = self.finished_store, None
+        if store is not None and self.owns_store:
+            await store.aclose()
+
+    async def stop_writing(self) -> None:
+        """Nothing more goes into the transcript: make it durable and release the session's
+        writer lock, so another run may resume it at once."""
         if self.recorder is not None:
             await self.recorder.sync()
-            if self.owns_store:
-                await self.recorder.store.aclose()
+            self.finished_store = self.recorder.store
             self.recorder = None
+        if self.session_lock is not None:
+            self.session_lock.release()
+            self.session_lock = None
 
 
 def thinking_config(raw: ThinkingConfig | dict[str, Any] | None) -> ThinkingConfig | None:

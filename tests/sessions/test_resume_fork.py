@@ -40,6 +40,7 @@ async def _session(store: JSONLStore, sid: str, cwd: str, *, crash: bool = False
     for message in messages:
         await opened.recorder.message(message)
     await opened.recorder.sync()
+    opened.release()  # the run is over: the session may be resumed now
     return [m.uuid for m in messages]
 
 
@@ -54,6 +55,7 @@ async def test_resume_after_a_crash_mid_tool_closes_the_call_and_persists_it(
     await _session(store, "s", "/p", crash=True)
     opened = await resume_session(JSONLStore(tmp_path, cwd="/p"), "s")
     assert opened.restored is not None and check_pairing(opened.restored.messages) == []
+    opened.release()
     # The repair is on disk now: a second resume has nothing left to repair and no duplicates.
     again = await resume_session(JSONLStore(tmp_path, cwd="/p"), "s")
     assert again.restored is not None and again.restored.repairs == []

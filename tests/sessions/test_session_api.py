@@ -33,6 +33,7 @@ async def _make(sid: str, cwd: str, prompt: str) -> None:
     opened = await start_session(JSONLStore(cwd=cwd), sid, cwd)
     await opened.recorder.message(UserMessage(prompt))
     await opened.recorder.message(AssistantMessage([TextBlock(f"answer to {prompt}")]))
+    opened.release()
 
 
 async def test_list_rename_tag_and_delete_with_the_default_store(home: Path) -> None:

@@ -15,7 +15,7 @@ import sys
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, cast
 
 from loopwright.compat._model_choice import choose_model, model_is_overridden, warn_ignored
 from loopwright.errors import ConfigurationError
@@ -149,10 +149,10 @@ def to_options(source: ClaudeAgentOptions | None, *, raise_on_error: bool) -> Op
         system_prompt=system_prompt,
         append_system_prompt=append,
         tools=_tools(opts.tools),
-        allowed_tools=list(opts.allowed_tools),
-        disallowed_tools=[_RENAMED_TOOLS.get(n, n) for n in opts.disallowed_tools],
+        allowed_tools=_rule_list(opts.allowed_tools),
+        disallowed_tools=_renamed(opts.disallowed_tools),
         cwd=cwd,
-        add_dirs=list(opts.add_dirs),
+        add_dirs=_rule_list(opts.add_dirs),
         max_turns=opts.max_turns,
         max_budget_usd=opts.max_budget_usd,
         task_budget=(opts.task_budget or {}).get("total"),
@@ -223,7 +223,21 @@ def _system_prompt(opts: ClaudeAgentOptions) -> tuple[str | None, str | None]:
     )
 
 
+def _rule_list(value: Any) -> Any:
+    """A copy of a list; a lone string is passed on as it is, for Options to refuse with
+    its clear message instead of being split into one rule per character here."""
+    return value if isinstance(value, str) else list(value)
+
+
+def _renamed(names: Any) -> Any:
+    if isinstance(names, str):
+        return names  # refused by Options, naming the field
+    return [_RENAMED_TOOLS.get(n, n) for n in names]
+
+
 def _tools(tools: list[str] | dict[str, Any] | None) -> list[str | Tool] | None:
+    if isinstance(tools, str):
+        return cast(Any, tools)  # refused by Options, naming the field
     if tools is None or isinstance(tools, Mapping):
         return None  # the preset (or nothing said): every built-in tool
     chosen: list[str | Tool] = []

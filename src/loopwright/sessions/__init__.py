@@ -17,6 +17,7 @@ from loopwright.sessions.api import (
     tag_session,
 )
 from loopwright.sessions.base import (
+    SessionBusyError,
     SessionError,
     SessionInfo,
     SessionNotFoundError,
@@ -56,6 +57,7 @@ __all__ = [
     "OpenedSession",
     "RestoredSession",
     "SQLiteStore",
+    "SessionBusyError",
     "SessionError",
     "SessionInfo",
     "SessionNotFoundError",

@@ -41,6 +41,26 @@ class SessionNotFoundError(SessionError):
         self.session_id = session_id
 
 
+class SessionBusyError(SessionError):
+    """The session is being written by another run; one writer per session."""
+
+    def __init__(self, session_id: str, holder_pid: int | None = None) -> None:
+        if holder_pid == os.getpid():
+            who = "by another Client or query in this process"
+        elif holder_pid is not None:
+            who = f"by process {holder_pid}"
+        else:
+            who = "by another run"
+        super().__init__(
+            f"session {session_id!r} is already open for writing {who}; a session has one "
+            "writer at a time. Wait for that run to finish (or close its Client) and resume "
+            "again, or pass fork_session=True to continue in a new session that branches "
+            "from this one"
+        )
+        self.session_id = session_id
+        self.holder_pid = holder_pid
+
+
 class TranscriptCorruptError(SessionError):
     """A transcript line in the middle of a file that is not a valid entry."""
 
@@ -130,6 +150,34 @@ class SessionStore(Protocol):
         ...
 
     async def aclose(self) -> None: ...
+
+
+class WriterLock(Protocol):
+    """Held by the one writer of a session until released (see ``lock_session``)."""
+
+    def release(self) -> None: ...
+
+
+class NoWriterLock:
+    """For stores that do not lock: their own concurrency rules apply."""
+
+    def release(self) -> None:
+        return None
+
+
+def lock_for_writing(store: SessionStore, session_id: str) -> WriterLock:
+    """Make the caller the only writer of ``session_id`` until it releases the lock.
+
+    A store that can lock offers ``lock_session(session_id) -> WriterLock``, which raises
+    :class:`SessionBusyError` when another writer holds the session (the JSONL store uses
+    an OS file lock). The method is optional so existing stores keep working unchanged;
+    a store without it gets no lock here.
+    """
+    lock_session = getattr(store, "lock_session", None)
+    if lock_session is None:
+        return NoWriterLock()
+    lock: WriterLock = lock_session(session_id)
+    return lock
 
 
 # --------------------------------------------------------------------------- listing

@@ -9,11 +9,22 @@ the async method — a few microseconds, cheaper than a hop to a thread (see
 loses nothing; ``sync()`` (fdatasync, in a thread) makes it survive power loss and is what
 the loop calls at turn end.
 
+One writer per session: :meth:`JSONLStore.lock_session` takes an OS file lock
+(``flock`` on ``<home>/locks/<session-id>.lock``, see :mod:`loopwright.sessions.locks`)
+that the loop holds for as long as it writes the session. A second writer — another
+process, or another Client or query in this process resuming the same session — is refused
+with :class:`SessionBusyError`, which says to wait or to pass ``fork_session=True``. An
+append by code that holds no lock (renaming or tagging a session, a fork's copy) takes the
+lock for that one write, and is refused the same way while a run writes the session.
+Loading, listing and exporting never lock and never modify a file.
+
 A crash mid-write can leave a torn last line. Loading drops it (and reports it in-band as a
-``load_warning`` meta entry); the next append first cuts the torn bytes off so the file
-stays a sequence of complete lines. A bad line *in the middle* is corruption, not a torn
-write: ``corrupt_lines="error"`` (default) raises :class:`TranscriptCorruptError` naming the
-file and line; ``"skip"`` leaves it out and reports it as a ``load_warning``.
+``load_warning`` meta entry); the next append first cuts the torn bytes off, so the file
+stays a sequence of complete lines — only ever under the session's lock, because without
+it a "torn" line may be another writer's line half-way through its write. A bad line *in
+the middle* is corruption, not a torn write: ``corrupt_lines="error"`` (default) raises
+:class:`TranscriptCorruptError` naming the file and line; ``"skip"`` leaves it out and
+reports it as a ``load_warning``.
 """
 
 from __future__ import annotations
@@ -43,6 +54,7 @@ from loopwright.sessions.base import (
     summarise_entries,
 )
 from loopwright.sessions.entries import Entry, EntryFormatError, meta_entry
+from loopwright.sessions.locks import FileSessionLock
 
 logger = logging.getLogger(__name__)
 
@@ -102,6 +114,8 @@ class JSONLStore:
         # sync: flushing a file's data does not make its name durable, its directory's
         # fsync does.
         self._new_entries: set[Path] = set()
+        # Sessions this store object is the writer of (lock_session), until released.
+        self._locks: dict[str, FileSessionLock] = {}
 
     # ------------------------------------------------------------------ paths
 
@@ -123,6 +137,36 @@ class JSONLStore:
         self._paths[session_id] = candidate
         return candidate
 
+    def lock_path(self, session_id: str) -> Path:
+        """The session's lock file: by id, so it exists before the transcript does."""
+        return self.root / "locks" / f"{check_session_id(session_id)}.lock"
+
+    # ------------------------------------------------------------------ locking
+
+    def lock_session(self, session_id: str) -> SessionLock:
+        """Become the one writer of ``session_id`` until the returned lock is released.
+
+        Raises :class:`SessionBusyError` at once if any writer holds it — another process,
+        another store object, or this one (a second run resuming the same session).
+        """
+        lock = FileSessionLock.acquire(session_id, self.lock_path(session_id))
+        self._locks[session_id] = lock
+        # A descriptor opened before the lock was held skipped the torn-tail check under
+        # the lock: reopen on the next append, which checks.
+        fd = self._fds.pop(session_id, None)
+        if fd is not None:
+            os.close(fd)
+        return SessionLock(self, lock)
+
+    def _released(self, lock: FileSessionLock) -> None:
+        if self._locks.get(lock.session_id) is lock:
+            del self._locks[lock.session_id]
+        lock.release()
+
+    def _holds(self, session_id: str) -> bool:
+        lock = self._locks.get(session_id)
+        return lock is not None and lock.held
+
     # ------------------------------------------------------------------ writing
 
     async def append(self, session_id: str, entry: Entry) -> None:
@@ -133,6 +177,20 @@ class JSONLStore:
             self._write(session_id, entries)
 
     def _write(self, session_id: str, entries: Sequence[Entry]) -> None:
+        if self._holds(session_id):
+            self._write_locked(session_id, entries)
+            return
+        # No run of ours writes this session: lock it for this one write.
+        lock = FileSessionLock.acquire(session_id, self.lock_path(session_id), brief=True)
+        try:
+            path = self._writable_path(session_id, entries[0])
+            fd = self._fd(session_id, entries[0])
+            _cut_torn_tail(fd, path)  # the descriptor may be older than our lock
+            self._write_locked(session_id, entries)
+        finally:
+            lock.release()
+
+    def _write_locked(self, session_id: str, entries: Sequence[Entry]) -> None:
         fd = self._fd(session_id, entries[0])
         data = memoryview(b"".join(encode_line(e) for e in entries))
         while data:
@@ -140,11 +198,7 @@ class JSONLStore:
             data = data[written:]
         self._dirty.add(session_id)
 
-    def _fd(self, session_id: str, first: Entry) -> int:
-        fd = self._fds.get(session_id)
-        if fd is not None:
-            self._fds.move_to_end(session_id)
-            return fd
+    def _writable_path(self, session_id: str, first: Entry) -> Path:
         path = self.path_of(session_id)
         if path is None:
             project = project_of_first_entry(first, self.default_project)
@@ -154,6 +208,15 @@ class JSONLStore:
                 self._new_entries.add(self.projects_dir)  # and so must a new project's
                 path.parent.mkdir(parents=True, exist_ok=True)
             self._paths[session_id] = path
+        return path
+
+    def _fd(self, session_id: str, first: Entry) -> int:
+        """The session's append descriptor; called only with the session's lock held."""
+        fd = self._fds.get(session_id)
+        if fd is not None:
+            self._fds.move_to_end(session_id)
+            return fd
+        path = self._writable_path(session_id, first)
         fd = os.open(path, os.O_RDWR | os.O_APPEND | os.O_CREAT, 0o600)
         _cut_torn_tail(fd, path)
         self._fds[session_id] = fd
@@ -180,6 +243,8 @@ class JSONLStore:
         for fd in self._fds.values():
             os.close(fd)
         self._fds.clear()
+        for lock in list(self._locks.values()):
+            self._released(lock)
 
     # ------------------------------------------------------------------ reading
 
@@ -203,16 +268,37 @@ class JSONLStore:
         return [d for d in self.projects_dir.iterdir() if d.is_dir()]
 
     async def delete(self, session_id: str) -> bool:
-        path = self.path_of(session_id)
-        fd = self._fds.pop(session_id, None)
-        self._dirty.discard(session_id)
-        if fd is not None:
-            os.close(fd)
-        self._paths.pop(session_id, None)
-        if path is None:
-            return False
-        path.unlink(missing_ok=True)
-        return True
+        """Remove the session; refused with SessionBusyError while another run writes it."""
+        own = self._locks.pop(session_id, None)
+        lock = own or FileSessionLock.acquire(session_id, self.lock_path(session_id))
+        try:
+            path = self.path_of(session_id)
+            fd = self._fds.pop(session_id, None)
+            self._dirty.discard(session_id)
+            if fd is not None:
+                os.close(fd)
+            self._paths.pop(session_id, None)
+            if path is not None:
+                path.unlink(missing_ok=True)
+        finally:
+            lock.unlink_and_release()
+        return path is not None
+
+
+class SessionLock:
+    """A JSONL store's writer lock on one session (see :meth:`JSONLStore.lock_session`)."""
+
+    def __init__(self, store: JSONLStore, lock: FileSessionLock) -> None:
+        self._store = store
+        self._lock = lock
+        self.session_id = lock.session_id
+
+    @property
+    def held(self) -> bool:
+        return self._lock.held
+
+    def release(self) -> None:
+        self._store._released(self._lock)  # pyright: ignore[reportPrivateUsage]
 
 
 def _fdatasync_all(paths: list[Path]) -> None:

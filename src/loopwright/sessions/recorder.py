@@ -2,6 +2,13 @@
 
 The loop owns one :class:`SessionRecorder` per session. It links every entry to the
 previous one (``parent_uuid``), which is what lets :func:`restore` follow branches.
+
+One writer per session: :func:`start_session` and :func:`resume_session` lock the session
+they will write (``lock_for_writing``) before touching it, and the returned
+:class:`OpenedSession` holds that lock until :meth:`OpenedSession.release`. A second
+writer gets :class:`SessionBusyError` saying to wait or to fork; it is never silently
+forked, and it never appends a branch of its own. A fork only reads the original and
+writes (and locks) the new id.
 """
 
 from __future__ import annotations
@@ -19,7 +26,13 @@ from loopwright.messages import (
     Usage,
     new_uuid,
 )
-from loopwright.sessions.base import SessionNotFoundError, SessionStore, project_key
+from loopwright.sessions.base import (
+    SessionNotFoundError,
+    SessionStore,
+    WriterLock,
+    lock_for_writing,
+    project_key,
+)
 from loopwright.sessions.entries import Entry, message_entry, meta_entry
 from loopwright.sessions.transcript import RestoredSession, StateSnapshot, chain, restore
 
@@ -103,21 +116,36 @@ class SessionRecorder:
 
 @dataclass(frozen=True, slots=True)
 class OpenedSession:
-    """A session ready to run: its id, what to restore, and the recorder to write with."""
+    """A session ready to run: its id, what to restore, the recorder to write with, and
+    the writer lock to release when the run is over."""
 
     session_id: str
     recorder: SessionRecorder
     restored: RestoredSession | None  # None for a new session
     forked_from: str | None = None
+    lock: WriterLock | None = None
+
+    def release(self) -> None:
+        """Stop being the session's writer (idempotent); another run may resume it now."""
+        if self.lock is not None:
+            self.lock.release()
 
 
 async def start_session(
     store: SessionStore, session_id: str, cwd: str | os.PathLike[str], **meta: Any
 ) -> OpenedSession:
-    """A new session; its first entry records the cwd, which picks the project."""
-    recorder = SessionRecorder(store, session_id)
-    await recorder.meta(cwd=os.path.abspath(os.fspath(cwd)), **meta)
-    return OpenedSession(session_id, recorder, None)
+    """A new session, locked for writing; its first entry records the cwd (the project).
+
+    Raises SessionBusyError if a run is already writing a session with this id.
+    """
+    lock = lock_for_writing(store, session_id)
+    try:
+        recorder = SessionRecorder(store, session_id)
+        await recorder.meta(cwd=os.path.abspath(os.fspath(cwd)), **meta)
+    except BaseException:
+        lock.release()
+        raise
+    return OpenedSession(session_id, recorder, None, lock=lock)
 
 
 async def resume_session(
@@ -130,23 +158,38 @@ async def resume_session(
 ) -> OpenedSession:
     """Load ``session_id`` (optionally up to ``resume_at``, optionally as a fork) to continue.
 
+    The session written from now on (the original, or the fork) is locked for writing
+    first: if another run is writing it, SessionBusyError says to wait or to fork. A fork
+    only reads the original, so forking a session that is being written works.
     Orphaned tool calls are closed with "interrupted" results, which are appended to the
     transcript here, so the history on disk is valid from now on.
     """
-    entries = await store.load(session_id)
-    if not entries:
-        raise SessionNotFoundError(session_id, _where(store))
-    forked_from: str | None = None
     if fork:
-        forked_from = session_id
-        session_id = await fork_entries(store, session_id, entries, resume_at, new_session_id)
         entries = await store.load(session_id)
-        resume_at = None  # the fork ends where the branch point was
-    restored = restore(entries, resume_at=resume_at, session_id=session_id)
-    recorder = SessionRecorder(store, session_id, parent_uuid=restored.last_uuid)
-    for repair in restored.repairs:
-        await recorder.message(repair)
-    return OpenedSession(session_id, recorder, restored, forked_from)
+        if not entries:
+            raise SessionNotFoundError(session_id, _where(store))
+        new_id = await fork_entries(store, session_id, entries, resume_at, new_session_id)
+        # The fork ends where the branch point was.
+        return await _continue(store, new_id, None, forked_from=session_id)
+    return await _continue(store, session_id, resume_at, forked_from=None)
+
+
+async def _continue(
+    store: SessionStore, session_id: str, resume_at: str | None, *, forked_from: str | None
+) -> OpenedSession:
+    lock = lock_for_writing(store, session_id)
+    try:
+        entries = await store.load(session_id)  # read under the lock: nobody appends now
+        if not entries:
+            raise SessionNotFoundError(session_id, _where(store))
+        restored = restore(entries, resume_at=resume_at, session_id=session_id)
+        recorder = SessionRecorder(store, session_id, parent_uuid=restored.last_uuid)
+        for repair in restored.repairs:
+            await recorder.message(repair)
+    except BaseException:
+        lock.release()
+        raise
+    return OpenedSession(session_id, recorder, restored, forked_from, lock=lock)
 
 
 async def fork_session(

@@ -25,7 +25,7 @@ from loopwright.messages import (
     ToolUseBlock,
     UserMessage,
 )
-from loopwright.sessions.base import SessionStore
+from loopwright.sessions.base import SessionBusyError, SessionStore, lock_for_writing
 from loopwright.sessions.entries import Entry, meta_entry
 from loopwright.sessions.recorder import SessionRecorder, fork_session
 from loopwright.sessions.transcript import restore
@@ -200,6 +200,30 @@ async def check_a_repeated_uuid_is_kept(store: SessionStore) -> None:
     _ensure(texts == ["ping", "middle", "ping"], "a repeated message restores in its place")
 
 
+async def check_one_writer_per_session(store: SessionStore) -> None:
+    """For stores that lock (``lock_session``): a second writer is refused, not interleaved.
+
+    Stores without ``lock_session`` pass trivially: locking is optional in the protocol.
+    """
+    if getattr(store, "lock_session", None) is None:
+        return
+    first = lock_for_writing(store, "locked")
+    try:
+        await store.append("locked", _entry("locked", 1))
+        try:
+            lock_for_writing(store, "locked").release()
+        except SessionBusyError as exc:
+            _ensure("fork_session=True" in str(exc), f"the refusal must say what to do: {exc}")
+        else:
+            raise AssertionError("a second writer of a locked session was not refused")
+        lock_for_writing(store, "another").release()  # other sessions are not affected
+    finally:
+        first.release()
+    lock_for_writing(store, "locked").release()  # released: the session is free again
+    loaded = [e.payload.get("n") for e in await store.load("locked")]
+    _ensure(loaded == [1], f"entries under the lock were not kept: {loaded}")
+
+
 STORE_CHECKS: dict[str, Check] = {
     "append_then_load_in_order": check_append_then_load_in_order,
     "unknown_session_loads_empty": check_unknown_session_loads_empty,
@@ -214,6 +238,7 @@ STORE_CHECKS: dict[str, Check] = {
     "fork_leaves_original_untouched": check_fork_leaves_original_untouched,
     "restore_round_trip": check_restore_round_trip,
     "a_repeated_uuid_is_kept": check_a_repeated_uuid_is_kept,
+    "one_writer_per_session": check_one_writer_per_session,
 }
 
 

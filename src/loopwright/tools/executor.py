@@ -1,9 +1,12 @@
 """Runs the tool calls of one model response.
 
-All calls are validated first (unknown tool, arguments that are not JSON, schema
-violations), so a bad call never leaves a good one half-run. Consecutive read-only calls
-run concurrently (at most ten at a time); mutating calls run one at a time in the model's
-order. Every call gets exactly one result, in the model's order, whatever happens.
+All calls are validated first (unknown tool, arguments that are not JSON, arguments too
+deep or too large or holding NUL bytes — see ``input_checks`` — and schema violations), so a
+bad call never leaves a good one half-run and nothing downstream sees such input. The
+permission gate fails closed: a check that raises denies the call with the reason.
+Consecutive read-only calls run concurrently (at most ten at a time); mutating calls run one
+at a time in the model's order. Every call gets exactly one result, in the model's order,
+whatever happens.
 """
 
 from __future__ import annotations
@@ -19,6 +22,8 @@ from loopwright import telemetry
 from loopwright.errors import ToolInputError
 from loopwright.messages import ImageBlock, TextBlock, ToolResultBlock, ToolUseBlock
 from loopwright.tools.base import GateDecision, Tool, ToolContext, ToolGate, ToolResult
+from loopwright.tools.input_checks import input_problem, raw_input_problem
+from loopwright.tools.output_text import sendable
 
 MAX_PARALLEL_READ_ONLY = 10
 # Past this many characters a tool's text is cut and the whole output kept in a file.
@@ -60,28 +65,41 @@ def prepare(call: ToolUseBlock, tools: Mapping[str, Tool]) -> Prepared | Rejecte
         available = ", ".join(sorted(tools)) or "none"
         return Rejected(call, f"Error: no tool named {call.name!r}. Available tools: {available}.")
     if call.raw_input is not None:
+        too_deep = raw_input_problem(call.name, call.raw_input)
+        if too_deep is not None:
+            return Rejected(call, too_deep)
         shown = call.raw_input if len(call.raw_input) <= 500 else call.raw_input[:500] + "…"
         return Rejected(
             call,
             f"Error: the arguments for {call.name} were not a valid JSON object: {shown}. "
             "Send the arguments again as one JSON object matching the tool's schema.",
         )
+    problem = input_rejection(tool, call.name, call.input)
+    if problem is not None:
+        return Rejected(call, problem)
+    return Prepared(call, tool, call.input)
+
+
+def input_rejection(tool: Tool, name: str, input: dict[str, Any]) -> str | None:
+    """Why ``input`` cannot be given to ``tool`` (a message for the model), or None."""
+    # Before anything walks the input (the schema validator, hooks, permission checks).
+    problem = input_problem(name, input)
+    if problem is not None:
+        return problem
     # Deferred: keeps start-up fast; loaded once, by the first tool call.
     from jsonschema import SchemaError, exceptions
 
     try:
         validator = _validator(tool.input_schema)
     except SchemaError as exc:
-        return Rejected(call, f"Error: tool {call.name} has an invalid input schema: {exc.message}")
-    if validator.is_valid(call.input):  # the common case, without building error objects
-        return Prepared(call, tool, call.input)
-    error = exceptions.best_match(validator.iter_errors(call.input))
-    if error is not None:
-        where = "/".join(str(p) for p in error.absolute_path) or "input"
-        return Rejected(
-            call, f"Error: invalid arguments for {call.name} at {where}: {error.message}"
-        )
-    return Prepared(call, tool, call.input)
+        return f"Error: tool {name} has an invalid input schema: {exc.message}"
+    if validator.is_valid(input):  # the common case, without building error objects
+        return None
+    error = exceptions.best_match(validator.iter_errors(input))
+    if error is None:
+        return None
+    where = "/".join(str(p) for p in error.absolute_path) or "input"
+    return f"Error: invalid arguments for {name} at {where}: {error.message}"
 
 
 # Compiled validators by schema identity; the schema is kept so its id cannot be reused.
@@ -136,7 +154,7 @@ async def execute(
         approved: list[tuple[Prepared, GateDecision, ToolContext]] = []
         for item in batch:
             ctx = make_context(item.call)
-            decision = await gate.before(item.tool, item.input, ctx)
+            decision = await checked_decision(gate, item, ctx)
             if not decision.allowed:
                 outcome.results[item.call.id] = ToolResultBlock(
                     item.call.id, decision.message or "Permission denied.", is_error=True
@@ -158,6 +176,32 @@ async def execute(
         )
 
 
+async def checked_decision(gate: ToolGate, item: Prepared, ctx: ToolContext) -> GateDecision:
+    """The gate's decision, failing closed: a check that raises denies the call.
+
+    An input a hook or callback rewrote is held to the same limits and schema as the
+    model's.
+    """
+    try:
+        decision = await gate.before(item.tool, item.input, ctx)
+    except Exception as exc:  # a check that cannot decide must not allow, nor end the run
+        return GateDecision(
+            False,
+            item.input,
+            message=(
+                f"Permission to use {item.tool.name} was denied: the permission check "
+                f"failed on this input ({type(exc).__name__}: {exc}), so the call was not "
+                "run. Check the arguments (paths, patterns, commands) and send a corrected call."
+            ),
+        )
+    if decision.allowed and decision.input is not item.input:
+        problem = input_rejection(item.tool, item.call.name, decision.input)
+        if problem is not None:
+            message = f"{problem} (The input was rewritten by a hook or can_use_tool.)"
+            return GateDecision(False, decision.input, message=message)
+    return decision
+
+
 async def _run_one(
     item: Prepared,
     decision: GateDecision,
@@ -169,7 +213,13 @@ async def _run_one(
 ) -> None:
     async with limiter:
         result = await invoke(item.tool, decision.input, ctx, default_timeout)
-        result = await gate.after(item.tool, decision.input, result, ctx)
+        try:
+            result = await gate.after(item.tool, decision.input, result, ctx)
+        except Exception as exc:  # the tool ran: the model must still learn its result
+            result = ToolResult.error(
+                f"{_result_text(result)}\n\nError: {item.tool.name} ran, but processing its "
+                f"result afterwards (PostToolUse) failed: {type(exc).__name__}: {exc}"
+            )
     block = to_result_block(item.call.id, result, decision.additional_context)
     outcome.results[item.call.id] = block
 
@@ -188,6 +238,12 @@ async def invoke(
             error=_first_line(result) if result.is_error else None,
         )
         return result
+
+
+def _result_text(result: ToolResult) -> str:
+    if isinstance(result.content, str):
+        return result.content
+    return "\n".join(b.text for b in result.content if isinstance(b, TextBlock))
 
 
 def _first_line(result: ToolResult) -> str:
@@ -217,15 +273,15 @@ def to_result_block(
 ) -> ToolResultBlock:
     content = result.content
     if isinstance(content, str):
-        content = _cap_text(content)
+        content = _cap_text(sendable(content))
         if additional_context:
-            content = f"{content}\n\n{additional_context}"
+            content = f"{content}\n\n{sendable(additional_context)}"
         return ToolResultBlock(tool_use_id, content, result.is_error)
     blocks: list[TextBlock | ImageBlock] = [
-        TextBlock(_cap_text(b.text)) if isinstance(b, TextBlock) else b for b in content
+        TextBlock(_cap_text(sendable(b.text))) if isinstance(b, TextBlock) else b for b in content
     ]
     if additional_context:
-        blocks.append(TextBlock(additional_context))
+        blocks.append(TextBlock(sendable(additional_context)))
     return ToolResultBlock(tool_use_id, blocks, result.is_error)
 
 
