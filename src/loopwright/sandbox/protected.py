@@ -1,0 +1,136 @@
+"""Protected paths: files whose contents run code on the host later, or widen the agent.
+
+A git config (``core.fsmonitor``, ``core.hooksPath``, aliases) or hook runs on the next
+``git status``; ``.claude/settings.json``, ``.loopwright/`` and ``.mcp.json`` configure the
+next agent run; shell profiles and ``.envrc`` run on the next shell or ``cd``; hook
+managers' configs run on the next commit. A sandboxed command may edit the project freely
+but never these.
+
+This module is the one list of those names (the permission policy keeps its own copy in
+``permissions/policy.py`` until it imports this one; a test keeps the two in step), and
+the bubblewrap arguments that make the existing ones read-only:
+
+- ``.git`` is bound onto itself, so it is a mount point: ``mv .git x`` and ``rmdir .git``
+  fail with EBUSY and the directory cannot be swapped for a planted one. Its config,
+  hooks, info, modules and ``commondir`` are then bound read-only on top.
+- A ``.git`` *file* (a linked worktree or a submodule: ``gitdir: <path>``) is bound
+  read-only itself, and the git directory it names (plus that one's ``commondir``, the
+  main repository) gets the same read-only config and hooks.
+
+Paths that do not exist yet cannot be pre-mounted without creating them on the host (an
+empty ``.mcp.json`` would break config loading); quarantine.py catches their creation.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from pathlib import Path
+
+# Directories anywhere in a path that make it protected (the policy's view) and, at the
+# top of a working directory, that the sandbox keeps read-only or quarantines.
+PROTECTED_DIR_NAMES: frozenset[str] = frozenset(
+    {".git", ".claude", ".loopwright", ".vscode", ".idea", ".husky", ".githooks"}
+)
+PROTECTED_FILE_NAMES: frozenset[str] = frozenset(
+    {
+        ".bashrc",
+        ".bash_profile",
+        ".bash_login",
+        ".bash_logout",
+        ".profile",
+        ".zshrc",
+        ".zprofile",
+        ".zshenv",
+        ".zlogin",
+        ".gitconfig",
+        ".gitmodules",
+        ".mcp.json",
+        ".envrc",
+        ".pre-commit-config.yaml",  # local hooks run their entry commands on commit
+        "lefthook.yml",
+        ".lefthook.yml",
+        "lefthook-local.yml",
+        ".lefthook-local.yml",
+    }
+)
+# Inside a git directory: what git reads as configuration or runs as code.
+GIT_DIR_PROTECTED: tuple[str, ...] = (
+    "config",
+    "config.worktree",
+    "hooks",
+    "info",
+    "modules",  # submodules' own config and hooks
+    "commondir",  # a linked worktree's pointer to the main repository's config
+)
+
+
+def top_level_names() -> list[str]:
+    """Every protected name at the top of a working dir, ``.git`` first."""
+    return [".git", *sorted((PROTECTED_DIR_NAMES | PROTECTED_FILE_NAMES) - {".git"})]
+
+
+def protected_bind_args(working_dir: Path) -> list[str]:
+    """bwrap arguments that pin the protected paths of one (writable) working dir."""
+    args: list[str] = []
+    dot_git = working_dir / ".git"
+    if dot_git.is_dir() and not dot_git.is_symlink():
+        args += ["--bind", str(dot_git), str(dot_git)]  # a mount point cannot be renamed
+    elif dot_git.is_file() and not dot_git.is_symlink():
+        args += ["--ro-bind", str(dot_git), str(dot_git)]
+    for git_dir in git_dirs(working_dir):
+        args += _ro_binds(git_dir / name for name in GIT_DIR_PROTECTED)
+        worktrees = git_dir / "worktrees"
+        if worktrees.is_dir():
+            for entry in sorted(worktrees.iterdir()):
+                args += _ro_binds((entry / "commondir", entry / "config.worktree"))
+    args += _ro_binds(working_dir / name for name in top_level_names()[1:])
+    return args
+
+
+def git_dirs(working_dir: Path) -> list[Path]:
+    """The git directories whose config git reads for this working dir: ``.git`` itself,
+    or the one a gitfile names, and the main repository its ``commondir`` points to."""
+    dot_git = working_dir / ".git"
+    if dot_git.is_dir():
+        first = dot_git.resolve()
+    elif dot_git.is_file():
+        named = _gitfile_target(dot_git)
+        if named is None:
+            return []
+        first = named
+    else:
+        return []
+    found = [first]
+    common = _commondir(first)
+    if common is not None and common != first:
+        found.append(common)
+    return found
+
+
+def _gitfile_target(gitfile: Path) -> Path | None:
+    try:
+        text = gitfile.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return None
+    for line in text.splitlines():
+        if line.startswith("gitdir:"):
+            target = (gitfile.parent / line[len("gitdir:") :].strip()).resolve()
+            return target if target.is_dir() else None
+    return None
+
+
+def _commondir(git_dir: Path) -> Path | None:
+    try:
+        text = (git_dir / "commondir").read_text(encoding="utf-8", errors="replace").strip()
+    except OSError:
+        return None
+    target = (git_dir / text).resolve()
+    return target if text and target.is_dir() else None
+
+
+def _ro_binds(paths: Iterable[Path]) -> list[str]:
+    args: list[str] = []
+    for path in paths:
+        if path.exists():
+            args += ["--ro-bind", str(path), str(path)]
+    return args
