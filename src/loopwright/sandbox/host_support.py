@@ -40,8 +40,8 @@ _OTHER_CHOICES = (
     "or turn the sandbox off."
 )
 _USERNS_HELP = (
-    "Allow user namespaces: sysctl user.max_user_namespaces=15000 (it is 0 now if "
-    "namespaces are off); on Debian-patched kernels also kernel.unprivileged_userns_clone=1; "
+    "Allow user namespaces: sysctl user.max_user_namespaces=15000 (0 turns them off); "
+    "on Debian-patched kernels also kernel.unprivileged_userns_clone=1; "
     "on Ubuntu 23.10+ kernel.apparmor_restrict_unprivileged_userns=0 or an AppArmor profile "
     "for bwrap; in Docker or Podman a seccomp profile that allows unshare/clone with "
     "CLONE_NEWUSER (for example --security-opt seccomp=unconfined)"

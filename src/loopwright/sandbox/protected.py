@@ -16,6 +16,8 @@ the bubblewrap arguments that make the existing ones read-only:
 - A ``.git`` *file* (a linked worktree or a submodule: ``gitdir: <path>``) is bound
   read-only itself, and the git directory it names (plus that one's ``commondir``, the
   main repository) gets the same read-only config and hooks.
+- The ``.git`` files of the submodules that ``.gitmodules`` lists are bound read-only
+  too: the superproject's ``git status`` runs git inside each submodule.
 
 Paths that do not exist yet cannot be pre-mounted without creating them on the host (an
 empty ``.mcp.json`` would break config loading); quarantine.py catches their creation.
@@ -23,6 +25,7 @@ empty ``.mcp.json`` would break config loading); quarantine.py catches their cre
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterable
 from pathlib import Path
 
@@ -84,7 +87,26 @@ def protected_bind_args(working_dir: Path) -> list[str]:
             for entry in sorted(worktrees.iterdir()):
                 args += _ro_binds((entry / "commondir", entry / "config.worktree"))
     args += _ro_binds(working_dir / name for name in top_level_names()[1:])
+    # A submodule's gitfile: the superproject's `git status` runs git inside it.
+    args += _ro_binds(submodule / ".git" for submodule in submodule_dirs(working_dir))
     return args
+
+
+def submodule_dirs(working_dir: Path) -> list[Path]:
+    """The submodule directories ``.gitmodules`` lists (only those inside ``working_dir``)."""
+    try:
+        text = (working_dir / ".gitmodules").read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return []
+    found: list[Path] = []
+    for line in text.splitlines():
+        key, _, value = line.partition("=")
+        if key.strip() != "path" or not value.strip():
+            continue
+        candidate = Path(os.path.normpath(working_dir / value.strip().strip('"')))
+        if candidate != working_dir and candidate.is_relative_to(working_dir):
+            found.append(candidate)
+    return found
 
 
 def git_dirs(working_dir: Path) -> list[Path]:

@@ -28,7 +28,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from loopwright.sandbox.protected import GIT_DIR_PROTECTED, top_level_names
+from loopwright.sandbox.protected import GIT_DIR_PROTECTED, submodule_dirs, top_level_names
 
 # (device, inode, file type): enough to tell "the same entry" from "a new one".
 Identity = tuple[int, int, int]
@@ -47,7 +47,8 @@ def watched_paths(working_dir: Path) -> list[Path]:
     """Protected paths of one working dir, parents before children."""
     top = [working_dir / name for name in top_level_names()]
     inside_git = [working_dir / ".git" / name for name in GIT_DIR_PROTECTED]
-    return [*top, *inside_git]
+    submodules = [submodule / ".git" for submodule in submodule_dirs(working_dir)]
+    return [*top, *inside_git, *submodules]
 
 
 def _identity(path: Path) -> Identity | None:
