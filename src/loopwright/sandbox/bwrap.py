@@ -187,7 +187,8 @@ class BwrapSandbox:
         if self.settings.allowed_domains:
             args += ["--bind", str(self._runtime), str(self._runtime)]
         for masked in self.settings.masked_paths:
-            target = self._expand(masked)
+            # At the real location: bwrap cannot mount onto a symlink (~/.ssh → /data/ssh).
+            target = self._expand(masked).resolve()
             if target.is_dir():
                 args += ["--tmpfs", str(target)]
             elif target.exists():

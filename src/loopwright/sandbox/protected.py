@@ -16,8 +16,9 @@ the bubblewrap arguments that make the existing ones read-only:
 - A ``.git`` *file* (a linked worktree or a submodule: ``gitdir: <path>``) is bound
   read-only itself, and the git directory it names (plus that one's ``commondir``, the
   main repository) gets the same read-only config and hooks.
-- The ``.git`` files of the submodules that ``.gitmodules`` lists are bound read-only
-  too: the superproject's ``git status`` runs git inside each submodule.
+- The same holds for the submodules that ``.gitmodules`` lists (the superproject's
+  ``git status`` runs git inside each) and for repositories directly inside a working
+  dir (a folder of projects). Deeper repositories are not pinned.
 
 Paths that do not exist yet cannot be pre-mounted without creating them on the host (an
 empty ``.mcp.json`` would break config loading); quarantine.py catches their creation.
@@ -75,20 +76,40 @@ def top_level_names() -> list[str]:
 def protected_bind_args(working_dir: Path) -> list[str]:
     """bwrap arguments that pin the protected paths of one (writable) working dir."""
     args: list[str] = []
-    dot_git = working_dir / ".git"
+    for repository in repository_dirs(working_dir):
+        args += _git_pins(repository)
+    args += _ro_binds(working_dir / name for name in top_level_names()[1:])
+    return args
+
+
+def repository_dirs(working_dir: Path) -> list[Path]:
+    """Where a ``.git`` is pinned: the working dir, the submodules ``.gitmodules`` lists
+    (the superproject's ``git status`` runs git inside each), and the direct children
+    that hold a repository (a working dir that is a folder of projects)."""
+    found = [working_dir, *submodule_dirs(working_dir)]
+    try:
+        children = sorted(working_dir.iterdir())
+    except OSError:
+        children = []
+    for child in children:
+        if child.is_dir() and not child.is_symlink() and (child / ".git").exists():
+            found.append(child)
+    return list(dict.fromkeys(found))
+
+
+def _git_pins(repository: Path) -> list[str]:
+    args: list[str] = []
+    dot_git = repository / ".git"
     if dot_git.is_dir() and not dot_git.is_symlink():
         args += ["--bind", str(dot_git), str(dot_git)]  # a mount point cannot be renamed
     elif dot_git.is_file() and not dot_git.is_symlink():
         args += ["--ro-bind", str(dot_git), str(dot_git)]
-    for git_dir in git_dirs(working_dir):
+    for git_dir in git_dirs(repository):
         args += _ro_binds(git_dir / name for name in GIT_DIR_PROTECTED)
         worktrees = git_dir / "worktrees"
         if worktrees.is_dir():
             for entry in sorted(worktrees.iterdir()):
                 args += _ro_binds((entry / "commondir", entry / "config.worktree"))
-    args += _ro_binds(working_dir / name for name in top_level_names()[1:])
-    # A submodule's gitfile: the superproject's `git status` runs git inside it.
-    args += _ro_binds(submodule / ".git" for submodule in submodule_dirs(working_dir))
     return args
 
 
@@ -151,8 +172,12 @@ def _commondir(git_dir: Path) -> Path | None:
 
 
 def _ro_binds(paths: Iterable[Path]) -> list[str]:
+    """Read-only binds of the paths that exist. A symlink is pinned at its target: bwrap
+    cannot mount onto a symlink whose target lies outside the sandbox's view, and the
+    link itself, if replaced, is caught by the quarantine check."""
     args: list[str] = []
     for path in paths:
         if path.exists():
-            args += ["--ro-bind", str(path), str(path)]
+            real = path.resolve() if path.is_symlink() else path
+            args += ["--ro-bind", str(real), str(real)]
     return args
