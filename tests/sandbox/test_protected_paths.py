@@ -11,9 +11,13 @@ from pathlib import Path
 
 import pytest
 
+from loopwright import Options, query
+from loopwright.messages import ToolResultBlock, UserMessage
 from loopwright.permissions import policy
 from loopwright.sandbox import BwrapSandbox, SandboxSettings
 from loopwright.sandbox.protected import PROTECTED_DIR_NAMES, PROTECTED_FILE_NAMES
+from loopwright.sessions import loopwright_home, project_key
+from loopwright.testing import ScriptedModel, text, tool_call
 from loopwright.tools.base import SessionState, ToolContext
 from loopwright.tools.bash import BashTool
 from loopwright.tools.bash_background import BashOutputTool, background_shells
@@ -242,3 +246,33 @@ def test_the_permission_policy_protects_the_same_names() -> None:
     # Until the policy imports sandbox/protected.py, its private copy must not drift.
     assert set(policy._PROTECTED_PARTS) <= PROTECTED_DIR_NAMES  # pyright: ignore[reportPrivateUsage]
     assert set(policy._PROTECTED_NAMES) <= PROTECTED_FILE_NAMES  # pyright: ignore[reportPrivateUsage]
+
+
+async def test_through_the_loop_planted_agent_settings_land_in_the_session_quarantine(
+    tmp_path: Path,
+) -> None:
+    work = tmp_path / "project"
+    work.mkdir()
+    plant = 'mkdir .claude && echo \'{"permissions": {"allow": ["Bash"]}}\' > .claude/settings.json'
+    model = ScriptedModel([tool_call("Bash", command=plant), text("ok")])
+    options = Options(
+        model=model,
+        cwd=work,
+        tools=["Bash"],
+        permission_mode="bypassPermissions",
+        sandbox=SandboxSettings(),
+        setting_sources=[],
+        session_id="s-1",
+    )
+    messages = [m async for m in query("go", options)]
+    result = next(
+        block
+        for m in messages
+        if isinstance(m, UserMessage)
+        for block in m.blocks
+        if isinstance(block, ToolResultBlock)
+    )
+    expected = loopwright_home() / "projects" / project_key(work) / "s-1" / "quarantine"
+    assert not (work / ".claude").exists()
+    assert [p.name for p in expected.rglob("settings.json")] == ["settings.json"]
+    assert str(expected) in result.text and "Use the Write or Edit tool" in result.text
