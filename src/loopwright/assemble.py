@@ -217,7 +217,8 @@ def _services(rt: Runtime, settings: Settings | None) -> None:
         rt.state.resources["sandbox"] = sandbox
         if not sandbox.available:
             rt.notices.append(
-                "bubblewrap is not available: Bash runs UNSANDBOXED (allow_unsandboxed=True)"
+                "the sandbox is not available, so Bash runs UNSANDBOXED "
+                f"(allow_unsandboxed=True): {sandbox.unavailable_reason}"
             )
     if env or sandbox is not None:
         rt.services["command_wrapper"] = CommandWrapper(env, sandbox)

@@ -276,3 +276,22 @@ async def test_through_the_loop_planted_agent_settings_land_in_the_session_quara
     assert not (work / ".claude").exists()
     assert [p.name for p in expected.rglob("settings.json")] == ["settings.json"]
     assert str(expected) in result.text and "Use the Write or Edit tool" in result.text
+
+
+async def test_a_shell_that_ended_in_a_quarantined_folder_goes_on_in_the_working_dir(
+    workdir: Path, quarantine: Path, tmp_path: Path
+) -> None:
+    box = BwrapSandbox(SandboxSettings(), [workdir], home=tmp_path, quarantine_dir=quarantine)
+    ctx = ToolContext(
+        state=SessionState(cwd=workdir),
+        tool_use_id="t",
+        working_dirs=(workdir,),
+        services={"command_wrapper": box},
+    )
+    try:
+        out = await bash(ctx, "mkdir .loopwright && cd .loopwright && touch settings.json")
+        after = await bash(ctx, "pwd")
+    finally:
+        box.close()
+    assert f"Shell cwd was reset to {workdir}" in out
+    assert ctx.state.cwd == workdir and after.strip() == str(workdir)

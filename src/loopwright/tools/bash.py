@@ -210,6 +210,10 @@ class BashTool:
             note = watch.settle() if watch is not None else ""
         if not note:
             return result
+        if not ctx.state.cwd.is_dir() and ctx.working_dirs:
+            # The shell ended inside what was just moved away (`mkdir .claude && cd .claude`).
+            ctx.state.cwd = ctx.working_dirs[0]
+            note += f"\nShell cwd was reset to {ctx.state.cwd}"
         return ToolResult(f"{result.content}{note}", is_error=result.is_error)
 
     async def _run_command(
