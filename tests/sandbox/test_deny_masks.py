@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
-import shutil
 from pathlib import Path
 
 import pytest
@@ -16,11 +14,9 @@ from loopwright.sandbox import SandboxSettings, masks_for_read_denials
 from loopwright.sandbox.deny_masks import concrete_path
 from loopwright.testing import ScriptedModel, text, tool_call
 
+from .host import requires_sandbox
+
 CWD, ANCHOR, HOME = Path("/proj"), Path("/proj-root"), Path("/home/me")
-needs_bwrap = pytest.mark.skipif(
-    os.environ.get("LOOPWRIGHT_SKIP_SANDBOX_TESTS") == "1" or shutil.which("bwrap") is None,
-    reason="bubblewrap is not installed (or LOOPWRIGHT_SKIP_SANDBOX_TESTS=1)",
-)
 
 
 @pytest.mark.parametrize(
@@ -85,7 +81,7 @@ async def _run_reader(cwd: Path, folder: str, **options: object) -> str:
     return _results(messages)[0]
 
 
-@needs_bwrap
+@requires_sandbox
 async def test_a_read_deny_rule_hides_the_folder_from_sandboxed_commands(tmp_path: Path) -> None:
     (tmp_path / "secrets").mkdir()
     (tmp_path / "secrets" / "key.txt").write_text("TOP-SECRET")
@@ -95,7 +91,7 @@ async def test_a_read_deny_rule_hides_the_folder_from_sandboxed_commands(tmp_pat
     assert "TOP-SECRET" not in out and "No such file" in out
 
 
-@needs_bwrap
+@requires_sandbox
 async def test_settings_deny_read_applies_when_the_sandbox_comes_from_options(
     tmp_path: Path,
 ) -> None:
@@ -108,7 +104,7 @@ async def test_settings_deny_read_applies_when_the_sandbox_comes_from_options(
     assert "TOP-SECRET" not in out and "No such file" in out
 
 
-@needs_bwrap
+@requires_sandbox
 async def test_without_a_deny_rule_the_same_command_reads_the_file(tmp_path: Path) -> None:
     (tmp_path / "secrets").mkdir()
     (tmp_path / "secrets" / "key.txt").write_text("TOP-SECRET")

@@ -15,11 +15,9 @@ import pytest
 from loopwright.errors import ConfigurationError
 from loopwright.sandbox import BwrapSandbox, SandboxSettings, check_available
 
+from .host import requires_sandbox
+
 _BWRAP = shutil.which("bwrap")
-needs_bwrap = pytest.mark.skipif(
-    _BWRAP is None or os.environ.get("LOOPWRIGHT_SKIP_SANDBOX_TESTS") == "1",
-    reason="bubblewrap is not installed (or LOOPWRIGHT_SKIP_SANDBOX_TESTS=1)",
-)
 
 
 def _fake_bwrap(directory: Path, stderr: str) -> str:
@@ -67,7 +65,7 @@ _INSIDE = textwrap.dedent(
 )
 
 
-@needs_bwrap
+@requires_sandbox
 def test_a_kernel_that_refuses_user_namespaces_stops_the_sandbox() -> None:
     # A real refusal: inside a sandbox that already forbids new user namespaces (as a
     # container's seccomp profile or a zero max_user_namespaces would), start another.
@@ -90,6 +88,6 @@ def test_a_kernel_that_refuses_user_namespaces_stops_the_sandbox() -> None:
     )
 
 
-@needs_bwrap
+@requires_sandbox
 def test_a_working_host_passes_the_check() -> None:
     assert check_available() == _BWRAP

@@ -20,11 +20,9 @@ from pathlib import Path
 import pytest
 
 from .escape_probe import REMOUNT_MARK, SECRET
+from .host import requires_sandbox
 
-pytestmark = pytest.mark.skipif(
-    os.environ.get("LOOPWRIGHT_SKIP_SANDBOX_TESTS") == "1" or shutil.which("bwrap") is None,
-    reason="bubblewrap is not installed (or LOOPWRIGHT_SKIP_SANDBOX_TESTS=1)",
-)
+pytestmark = requires_sandbox
 _PROBE = Path(__file__).with_name("escape_probe.py")
 _NOBODY = 65534
 _OTHER_USER = 4242

@@ -3,7 +3,6 @@ moved or swapped; ones a command creates are moved to the quarantine dir and rep
 
 from __future__ import annotations
 
-import os
 import shutil
 import subprocess
 from collections.abc import Iterator
@@ -13,19 +12,16 @@ import pytest
 
 from loopwright import Options, query
 from loopwright.messages import ToolResultBlock, UserMessage
-from loopwright.permissions import policy
 from loopwright.sandbox import BwrapSandbox, SandboxSettings
-from loopwright.sandbox.protected import PROTECTED_DIR_NAMES, PROTECTED_FILE_NAMES
 from loopwright.sessions import loopwright_home, project_key
 from loopwright.testing import ScriptedModel, text, tool_call
 from loopwright.tools.base import SessionState, ToolContext
 from loopwright.tools.bash import BashTool
 from loopwright.tools.bash_background import BashOutputTool, background_shells
 
-pytestmark = pytest.mark.skipif(
-    os.environ.get("LOOPWRIGHT_SKIP_SANDBOX_TESTS") == "1" or shutil.which("bwrap") is None,
-    reason="bubblewrap is not installed (or LOOPWRIGHT_SKIP_SANDBOX_TESTS=1)",
-)
+from .host import requires_sandbox
+
+pytestmark = requires_sandbox
 _FSMONITOR_CONFIG = "[core]\\n\\tfsmonitor = touch /tmp/loopwright-pwned\\n"
 
 
@@ -240,12 +236,6 @@ async def test_ordinary_files_and_git_work_are_left_alone(
     assert "committed" in out and "moved out" not in out
     assert (workdir / "notes.txt").exists() and not quarantine.exists()
     assert "first" in git(workdir, "log", "--oneline")
-
-
-def test_the_permission_policy_protects_the_same_names() -> None:
-    # Until the policy imports sandbox/protected.py, its private copy must not drift.
-    assert set(policy._PROTECTED_PARTS) <= PROTECTED_DIR_NAMES  # pyright: ignore[reportPrivateUsage]
-    assert set(policy._PROTECTED_NAMES) <= PROTECTED_FILE_NAMES  # pyright: ignore[reportPrivateUsage]
 
 
 async def test_through_the_loop_planted_agent_settings_land_in_the_session_quarantine(
