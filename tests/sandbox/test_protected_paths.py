@@ -285,3 +285,37 @@ async def test_a_shell_that_ended_in_a_quarantined_folder_goes_on_in_the_working
         box.close()
     assert f"Shell cwd was reset to {workdir}" in out
     assert ctx.state.cwd == workdir and after.strip() == str(workdir)
+
+
+@pytest.mark.parametrize(
+    ("setting", "target"),
+    [
+        (("core.hooksPath", "tools/hooks"), "tools/hooks/pre-commit"),
+        (("core.fsmonitor", "./scripts/watch.sh"), "scripts/watch.sh"),
+        (("filter.fmt.clean", "./bin/clean --stdin"), "bin/clean"),
+        (("alias.sync", "!./sync.sh --all"), "sync.sh"),
+        (("include.path", "../shared.gitconfig"), "shared.gitconfig"),
+    ],
+)
+async def test_files_the_git_config_runs_stay_read_only(
+    ctx: ToolContext, workdir: Path, setting: tuple[str, str], target: str
+) -> None:
+    git(workdir, "init", "-q")
+    git(workdir, "config", *setting)
+    planted = workdir / target
+    planted.parent.mkdir(parents=True, exist_ok=True)
+    planted.write_text("#!/bin/sh\ntrue\n")
+    out = await bash(ctx, f"echo 'touch /tmp/pwned' >> {target}; echo done")
+    assert planted.read_text() == "#!/bin/sh\ntrue\n"
+    assert "Read-only file system" in out
+
+
+async def test_a_hooks_dir_the_config_names_but_that_is_missing_cannot_be_planted(
+    ctx: ToolContext, workdir: Path, quarantine: Path
+) -> None:
+    git(workdir, "init", "-q")
+    git(workdir, "config", "core.hooksPath", "tools/hooks")
+    (workdir / "tools").mkdir()
+    out = await bash(ctx, "mkdir tools/hooks && echo 'id' > tools/hooks/pre-commit")
+    assert not (workdir / "tools" / "hooks").exists() and (workdir / "tools").is_dir()
+    assert quarantined(quarantine, "pre-commit") and "moved out of the project" in out

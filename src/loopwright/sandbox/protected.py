@@ -16,6 +16,8 @@ the bubblewrap arguments that make the existing ones read-only:
 - A ``.git`` *file* (a linked worktree or a submodule: ``gitdir: <path>``) is bound
   read-only itself, and the git directory it names (plus that one's ``commondir``, the
   main repository) gets the same read-only config and hooks.
+- Files in the project that the config runs or includes (``core.hooksPath``,
+  ``core.fsmonitor``, filter drivers, ``!`` aliases…) are bound read-only as well.
 - The same holds for the submodules that ``.gitmodules`` lists (the superproject's
   ``git status`` runs git inside each) and for repositories directly inside a working
   dir (a folder of projects). Deeper repositories are not pinned.
@@ -29,6 +31,8 @@ from __future__ import annotations
 import os
 from collections.abc import Iterable
 from pathlib import Path
+
+from loopwright.sandbox.git_config_paths import config_named_paths
 
 # Directories anywhere in a path that make it protected (the policy's view) and, at the
 # top of a working directory, that the sandbox keeps read-only or quarantines.
@@ -108,6 +112,7 @@ def _git_pins(repository: Path) -> list[str]:
         args += ["--ro-bind", str(dot_git), str(dot_git)]
     for git_dir in git_dirs(repository):
         args += _ro_binds(git_dir / name for name in GIT_DIR_PROTECTED)
+        args += _ro_binds(config_named_paths(repository, git_dir))
         worktrees = git_dir / "worktrees"
         if worktrees.is_dir():
             for entry in sorted(worktrees.iterdir()):

@@ -3,9 +3,10 @@
 The sandbox pins protected paths that exist (protected.py), but it cannot pin one that
 does not exist yet without creating it on the host. So around every sandboxed command —
 foreground and background — the host takes a snapshot of the protected names at the top
-of each working dir (and inside its ``.git``), and after the command ends it moves every
-one that appeared (or whose identity changed, e.g. a symlink swapped for a real file) to
-``<session data dir>/quarantine/<n>/``, and the tool result says so.
+of each working dir (inside its ``.git`` too, and the files its git config runs); after
+the command ends it moves every one that appeared (or whose identity changed, e.g. a
+symlink swapped for a real file) to ``<session data dir>/quarantine/<time>-<pid>/``, and
+the tool result says so.
 
 Residual risk, accepted and documented:
 - Between creation and the check (while the command runs; for a background shell, until
@@ -28,7 +29,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from loopwright.sandbox.protected import GIT_DIR_PROTECTED, submodule_dirs, top_level_names
+from loopwright.sandbox.git_config_paths import config_named_paths
+from loopwright.sandbox.protected import (
+    GIT_DIR_PROTECTED,
+    git_dirs,
+    submodule_dirs,
+    top_level_names,
+)
 
 # (device, inode, file type): enough to tell "the same entry" from "a new one".
 Identity = tuple[int, int, int]
@@ -48,7 +55,12 @@ def watched_paths(working_dir: Path) -> list[Path]:
     top = [working_dir / name for name in top_level_names()]
     inside_git = [working_dir / ".git" / name for name in GIT_DIR_PROTECTED]
     submodules = [submodule / ".git" for submodule in submodule_dirs(working_dir)]
-    return [*top, *inside_git, *submodules]
+    run_by_git = [
+        path
+        for git_dir in git_dirs(working_dir)
+        for path in config_named_paths(working_dir, git_dir, existing=False)
+    ]
+    return [*top, *inside_git, *submodules, *run_by_git]
 
 
 def _identity(path: Path) -> Identity | None:
