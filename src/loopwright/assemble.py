@@ -215,6 +215,7 @@ def _services(rt: Runtime, settings: Settings | None) -> None:
             quarantine_dir=session_data_dir(rt.state.cwd, rt.session_id) / "quarantine",
         )
         rt.state.resources["sandbox"] = sandbox
+        rt.notices.extend(sandbox.notices)
         if not sandbox.available:
             rt.notices.append(
                 "the sandbox is not available, so Bash runs UNSANDBOXED "

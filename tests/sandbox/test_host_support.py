@@ -12,8 +12,11 @@ from pathlib import Path
 
 import pytest
 
+from loopwright import Options, query
 from loopwright.errors import ConfigurationError
+from loopwright.messages import SystemMessage
 from loopwright.sandbox import BwrapSandbox, SandboxSettings, check_available
+from loopwright.testing import ScriptedModel, text
 
 from .host import requires_sandbox
 
@@ -91,3 +94,22 @@ def test_a_kernel_that_refuses_user_namespaces_stops_the_sandbox() -> None:
 @requires_sandbox
 def test_a_working_host_passes_the_check() -> None:
     assert check_available() == _BWRAP
+
+
+@requires_sandbox
+async def test_as_root_a_project_owned_by_another_user_is_announced_with_what_to_do(
+    tmp_path: Path,
+) -> None:
+    if os.geteuid() != 0:
+        pytest.skip("only root runs the sandbox over another user's project")
+    project = tmp_path / "project"
+    project.mkdir()
+    os.chown(project, 4242, 4242)
+    model = ScriptedModel([text("ok")])
+    options = Options(model=model, cwd=project, sandbox=SandboxSettings(), setting_sources=[])
+    notices = [
+        str(m.data.get("message"))
+        async for m in query("go", options)
+        if isinstance(m, SystemMessage) and m.subtype == "informational"
+    ]
+    assert any("belongs to uid 4242" in n and "Run loopwright as uid 4242" in n for n in notices)

@@ -21,6 +21,7 @@ arbitrary content (a CDN, a paste site) is an exfiltration channel; allow narrow
 
 from __future__ import annotations
 
+import os
 import re
 import shutil
 import sys
@@ -121,6 +122,7 @@ class BwrapSandbox:
         self.quarantine_dir = (
             Path(quarantine_dir) if quarantine_dir is not None else loopwright_home() / "quarantine"
         )
+        self.notices = tuple(_ownership_notices(self.working_dirs)) if self.available else ()
         self._runtime = Path(tempfile.mkdtemp(prefix="loopwright-sandbox-"))
         self._proxy: DomainProxy | None = None
         # Not atexit.register(self.close): that would keep every sandbox of a long-lived
@@ -221,3 +223,24 @@ class BwrapSandbox:
         if self._proxy is None:
             self._proxy = DomainProxy(self.settings.allowed_domains, self.socket_path)
             self._proxy.start()
+
+
+def _ownership_notices(working_dirs: Sequence[Path]) -> list[str]:
+    """As root without capabilities, another user's files are writable only where their
+    mode allows: say so up front instead of letting commands fail one by one."""
+    if os.geteuid() != 0:
+        return []
+    notices: list[str] = []
+    for directory in working_dirs:
+        try:
+            owner = directory.stat().st_uid
+        except OSError:
+            continue
+        if owner != 0:
+            notices.append(
+                f"the sandbox runs commands as root without capabilities, and {directory} "
+                f"belongs to uid {owner}: files there are writable in the sandbox only where "
+                f"their permissions allow root as 'other'. Run loopwright as uid {owner}, or "
+                f"chown the project to root, if sandboxed commands must change it."
+            )
+    return notices
