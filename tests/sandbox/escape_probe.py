@@ -45,6 +45,7 @@ def attempts(scratch: Path) -> dict[str, str]:
         "write_outside": f"echo x > {outside}/escaped; echo end",
         "write_working_dir": f"echo data > {work}/made.txt && cat {work}/made.txt",
         "overwrite_own_file": f"echo new > {work}/own.txt && cat {work}/own.txt",
+        "read_shadow": "cat /etc/shadow | head -c 200; echo end",
         "chown": f"chown 12345 {work}/own.txt && echo CHOWNED; echo end",
         # Set up only when the suite runs as root: files of another user (uid 4242).
         "write_others_private_file": f"echo mine > {work}/other-0644.txt && echo WROTE; echo end",

@@ -174,3 +174,8 @@ def test_as_root_other_users_files_are_writable_only_when_their_mode_allows(
     assert (work / "other-0644.txt").read_text() == "theirs\n"
     assert "WROTE" in battery.out("write_others_shared_file")
     assert (work / "other-0666.txt").read_text() == "mine\n"
+
+
+def test_the_host_password_hashes_stay_hidden(battery: Battery) -> None:
+    out = battery.out("read_shadow")
+    assert "root:" not in out and "end" in out

@@ -5,9 +5,11 @@ at all (``--unshare-user --cap-drop ALL``) and cannot create nested user namespa
 (``--disable-userns``). That holds when loopwright itself runs as root (containers, CI):
 the secret masks cannot be unmounted, ``/`` cannot be remounted, no sysctl can be written.
 The command keeps the caller's uid, so as root it can still write root-owned files in
-the working dirs; files there owned by another user are writable only if their mode
-allows it (no CAP_DAC_OVERRIDE). Where the host refuses a user namespace the sandbox does
-not start (host_support.py): there is no weaker mode.
+the working dirs, and read every root-owned file that is not masked (the defaults mask
+/etc/shadow and /etc/gshadow; add denyRead for others). Files owned by another user are
+writable only if their mode allows it (no CAP_DAC_OVERRIDE); the session says so up
+front. Where the host refuses a user namespace the sandbox does not start
+(host_support.py): there is no weaker mode.
 
 Network design (the trade-off, stated plainly): the sandbox always gets its own network
 namespace (``--unshare-net``), so it cannot reach the host — not even the host's
@@ -61,6 +63,10 @@ DEFAULT_MASKED_PATHS: tuple[str, ...] = (
     "~/.config/gh",
     "~/.claude/.credentials.json",
     "~/.password-store",
+    # Run as root, a command is still uid 0 for file modes: root-only files stay readable
+    # unless masked.
+    "/etc/shadow",
+    "/etc/gshadow",
 )
 _SECRET_NAME = re.compile(
     r"KEY|SECRET|TOKEN|PASSWORD|PASSWD|CREDENTIAL|CREDS|AUTH|PRIVATE|COOKIE|SESSION"
