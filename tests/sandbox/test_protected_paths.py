@@ -319,3 +319,24 @@ async def test_a_hooks_dir_the_config_names_but_that_is_missing_cannot_be_plante
     out = await bash(ctx, "mkdir tools/hooks && echo 'id' > tools/hooks/pre-commit")
     assert not (workdir / "tools" / "hooks").exists() and (workdir / "tools").is_dir()
     assert quarantined(quarantine, "pre-commit") and "moved out of the project" in out
+
+
+@pytest.mark.parametrize(
+    "planted",
+    [
+        ".claude/settings.json",
+        ".loopwright/settings.local.json",
+        ".husky/pre-push",
+        ".vscode/tasks.json",
+        ".git/hooks/post-checkout",
+        ".git/info/attributes",
+    ],
+)
+async def test_an_existing_protected_dir_refuses_new_files(
+    ctx: ToolContext, workdir: Path, planted: str
+) -> None:
+    git(workdir, "init", "-q")
+    (workdir / planted).parent.mkdir(parents=True, exist_ok=True)
+    out = await bash(ctx, f"echo planted > {planted}; mv {planted.split('/')[0]} moved")
+    assert not (workdir / planted).exists() and not (workdir / "moved").exists()
+    assert "Read-only file system" in out
