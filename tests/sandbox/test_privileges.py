@@ -106,6 +106,7 @@ def _run_probe(identity: str) -> Battery:
     if "error" in report:
         shutil.rmtree(scratch, ignore_errors=True)
         pytest.skip(f"the sandbox cannot run {identity} on this host: {report['error']}")
+    assert (report["uid"] == 0) == (identity == "root"), report["uid"]
     return Battery(identity, scratch, report["results"])
 
 
