@@ -340,3 +340,15 @@ async def test_an_existing_protected_dir_refuses_new_files(
     out = await bash(ctx, f"echo planted > {planted}; mv {planted.split('/')[0]} moved")
     assert not (workdir / planted).exists() and not (workdir / "moved").exists()
     assert "Read-only file system" in out
+
+
+async def test_a_bare_repository_as_working_dir_keeps_its_config_and_hooks(
+    workdir: Path, quarantine: Path, tmp_path: Path
+) -> None:
+    bare = tmp_path / "repo.git"
+    git(tmp_path, "init", "-q", "--bare", str(bare))
+    config = (bare / "config").read_text()
+    for ctx in make_context([bare], quarantine, tmp_path / "home"):
+        out = await bash(ctx, "echo evil > hooks/post-receive; echo x >> config; echo done")
+    assert not (bare / "hooks" / "post-receive").exists()
+    assert (bare / "config").read_text() == config and "Read-only file system" in out

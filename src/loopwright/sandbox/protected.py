@@ -82,8 +82,19 @@ def protected_bind_args(working_dir: Path) -> list[str]:
     args: list[str] = []
     for repository in repository_dirs(working_dir):
         args += _git_pins(repository)
+    if is_bare_repository(working_dir):
+        args += _ro_binds(working_dir / name for name in GIT_DIR_PROTECTED)
     args += _ro_binds(working_dir / name for name in top_level_names()[1:])
     return args
+
+
+def is_bare_repository(directory: Path) -> bool:
+    """A git directory used as a working dir (``repo.git``): its config sits on top."""
+    return (
+        (directory / "HEAD").is_file()
+        and (directory / "config").is_file()
+        and (directory / "objects").is_dir()
+    )
 
 
 def repository_dirs(working_dir: Path) -> list[Path]:

@@ -33,6 +33,7 @@ from loopwright.sandbox.git_config_paths import config_named_paths
 from loopwright.sandbox.protected import (
     GIT_DIR_PROTECTED,
     git_dirs,
+    is_bare_repository,
     submodule_dirs,
     top_level_names,
 )
@@ -60,7 +61,8 @@ def watched_paths(working_dir: Path) -> list[Path]:
         for git_dir in git_dirs(working_dir)
         for path in config_named_paths(working_dir, git_dir, existing=False)
     ]
-    return [*top, *inside_git, *submodules, *run_by_git]
+    bare = [working_dir / n for n in GIT_DIR_PROTECTED] if is_bare_repository(working_dir) else []
+    return [*top, *inside_git, *submodules, *run_by_git, *bare]
 
 
 def _identity(path: Path) -> Identity | None:
