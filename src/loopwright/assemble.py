@@ -26,8 +26,14 @@ from loopwright.permissions.assemble import build_permission_gate
 from loopwright.permissions.gate import PermissionGate
 from loopwright.permissions.read_guard import READ_GUARD_SERVICE, ReadGuard
 from loopwright.runtime import CountingModel, Runtime
-from loopwright.sandbox.bwrap import BwrapSandbox
-from loopwright.sessions import latest_session, open_store, resume_session
+from loopwright.sandbox import BwrapSandbox, SandboxSettings, masks_for_read_denials
+from loopwright.sessions import (
+    latest_session,
+    loopwright_home,
+    open_store,
+    project_key,
+    resume_session,
+)
 from loopwright.sessions import start_session as start_stored_session
 from loopwright.settings import SETTING_SOURCES, Settings, find_project_root, load_settings
 from loopwright.tools.base import SessionState, Tool
@@ -218,14 +224,38 @@ def _services(rt: Runtime, settings: Settings | None) -> None:
     sandbox_settings = options.sandbox or (settings.sandbox if settings else None)
     sandbox: BwrapSandbox | None = None
     if sandbox_settings is not None and sandbox_settings.enabled:
-        sandbox = BwrapSandbox(sandbox_settings, rt.working_dirs)
+        sandbox = BwrapSandbox(
+            _with_denied_paths_masked(sandbox_settings, rt, settings),
+            rt.working_dirs,
+            quarantine_dir=session_data_dir(rt.state.cwd, rt.session_id) / "quarantine",
+        )
         rt.state.resources["sandbox"] = sandbox
+        rt.notices.extend(sandbox.notices)
         if not sandbox.available:
             rt.notices.append(
-                "bubblewrap is not available: Bash runs UNSANDBOXED (allow_unsandboxed=True)"
+                "the sandbox is not available, so Bash runs UNSANDBOXED "
+                f"(allow_unsandboxed=True): {sandbox.unavailable_reason}"
             )
     if env or sandbox is not None:
         rt.services["command_wrapper"] = CommandWrapper(env, sandbox)
+
+
+def session_data_dir(cwd: Path, session_id: str) -> Path:
+    """Files a session keeps beside its transcript (the sandbox's quarantine)."""
+    return loopwright_home() / "projects" / project_key(cwd) / session_id
+
+
+def _with_denied_paths_masked(
+    sandbox: SandboxSettings, rt: Runtime, settings: Settings | None
+) -> SandboxSettings:
+    """Paths that Read deny rules (and every settings file's denyRead) name are masked in
+    the sandbox too, also when the sandbox settings came from Options."""
+    extra = settings.sandbox.masked_paths if settings and settings.sandbox else ()
+    if isinstance(rt.gate, PermissionGate):
+        policy = rt.gate.policy
+        extra += masks_for_read_denials(policy.rules.deny, rt.state.cwd, policy.home)
+    masked = tuple(dict.fromkeys((*sandbox.masked_paths, *extra)))
+    return dataclasses.replace(sandbox, masked_paths=masked)
 
 
 def compact_instructions(memory: str) -> str | None:

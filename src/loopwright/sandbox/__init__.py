@@ -6,5 +6,12 @@ from loopwright.sandbox.bwrap import (
     SandboxSettings,
     check_available,
 )
+from loopwright.sandbox.deny_masks import masks_for_read_denials
 
-__all__ = ["DEFAULT_MASKED_PATHS", "BwrapSandbox", "SandboxSettings", "check_available"]
+__all__ = [
+    "DEFAULT_MASKED_PATHS",
+    "BwrapSandbox",
+    "SandboxSettings",
+    "check_available",
+    "masks_for_read_denials",
+]

@@ -1,5 +1,16 @@
 """Run Bash commands inside bubblewrap: read-only root, writable working dirs and temp.
 
+Privilege design: every command runs in a user namespace of its own with no capabilities
+at all (``--unshare-user --cap-drop ALL``) and cannot create nested user namespaces
+(``--disable-userns``). That holds when loopwright itself runs as root (containers, CI):
+the secret masks cannot be unmounted, ``/`` cannot be remounted, no sysctl can be written.
+The command keeps the caller's uid, so as root it can still write root-owned files in
+the working dirs, and read every root-owned file that is not masked (the defaults mask
+/etc/shadow and /etc/gshadow; add denyRead for others). Files owned by another user are
+writable only if their mode allows it (no CAP_DAC_OVERRIDE); the session says so up
+front. Where the host refuses a user namespace the sandbox does not start
+(host_support.py): there is no weaker mode.
+
 Network design (the trade-off, stated plainly): the sandbox always gets its own network
 namespace (``--unshare-net``), so it cannot reach the host — not even the host's
 127.0.0.1. With ``allowed_domains`` set, a proxy on the host listens on a Unix socket
@@ -23,7 +34,19 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from loopwright.errors import ConfigurationError
+from loopwright.sandbox.host_support import ISOLATION_FLAGS, check_available, find_bwrap
+from loopwright.sandbox.protected import protected_bind_args
 from loopwright.sandbox.proxy import DomainProxy
+from loopwright.sandbox.quarantine import ProtectedPathsWatch
+from loopwright.sessions.base import loopwright_home
+
+__all__ = [
+    "DEFAULT_MASKED_PATHS",
+    "BwrapSandbox",
+    "SandboxSettings",
+    "check_available",
+    "find_bwrap",
+]
 
 DEFAULT_MASKED_PATHS: tuple[str, ...] = (
     "~/.ssh",
@@ -40,6 +63,10 @@ DEFAULT_MASKED_PATHS: tuple[str, ...] = (
     "~/.config/gh",
     "~/.claude/.credentials.json",
     "~/.password-store",
+    # Run as root, a command is still uid 0 for file modes: root-only files stay readable
+    # unless masked.
+    "/etc/shadow",
+    "/etc/gshadow",
 )
 _SECRET_NAME = re.compile(
     r"KEY|SECRET|TOKEN|PASSWORD|PASSWD|CREDENTIAL|CREDS|AUTH|PRIVATE|COOKIE|SESSION"
@@ -47,28 +74,10 @@ _SECRET_NAME = re.compile(
     re.IGNORECASE,
 )
 _PROXY_PORT = 3128
-# Existing ones are re-mounted read-only inside the writable working dirs. (Ones that do
-# not exist yet cannot be pre-mounted without creating them on the host.)
-_PROTECTED_IN_WORKING_DIRS = (
-    ".git/hooks",
-    ".git/config",
-    ".git/modules",  # submodules' own hooks and config
-    ".husky",  # hooks when core.hooksPath points here
-    ".pre-commit-config.yaml",  # local hooks run their entry commands on commit
-    ".gitmodules",
-    ".profile",
-    ".bash_profile",
-    ".zprofile",
-    ".claude",
-    ".loopwright",
-    ".mcp.json",
-    ".vscode",
-    ".idea",
-    ".envrc",
-    ".bashrc",
-    ".zshrc",
-    ".gitconfig",
-)
+# Parts of the sandbox's /proc made read-only on top: /proc/sys above all. The command runs
+# as the caller's uid; for root that is still uid 0 on the host, which the kernel lets
+# write most sysctls by file mode alone, capabilities or not.
+_PROC_READ_ONLY = ("sys", "sysrq-trigger", "irq", "bus", "fs", "mtrr", "acpi", "scsi", "driver")
 _RELAY = Path(__file__).with_name("relay.py")
 # The Bash tool records the shell's final cwd in this file; its directory (the session's
 # own output dir) must stay writable or the persistent cwd would be lost in the sandbox.
@@ -92,25 +101,6 @@ class SandboxSettings:
     allow_unix_sockets: bool = False
 
 
-def find_bwrap() -> str | None:
-    return shutil.which("bwrap")
-
-
-def check_available(bwrap: str | None = None) -> str:
-    """Path of the bwrap binary, or a ConfigurationError that says how to get one."""
-    found = bwrap or find_bwrap()
-    if found is None or not os.access(found, os.X_OK):
-        raise ConfigurationError(
-            "the Bash sandbox needs bubblewrap (bwrap), which is not installed. Install it "
-            "(Debian/Ubuntu: apt-get install bubblewrap; Fedora: dnf install bubblewrap), "
-            "or set SandboxSettings(allow_unsandboxed=True) to run commands unsandboxed, "
-            "or turn the sandbox off."
-        )
-    if not sys.platform.startswith("linux"):
-        raise ConfigurationError("the bubblewrap sandbox runs on Linux only")
-    return found
-
-
 class BwrapSandbox:
     """The ``command_wrapper`` service: ``wrap(argv, env, cwd)`` → sandboxed argv, env."""
 
@@ -121,17 +111,24 @@ class BwrapSandbox:
         *,
         home: str | Path | None = None,
         bwrap: str | None = None,
+        quarantine_dir: str | Path | None = None,
     ) -> None:
         self.settings = settings
         self.working_dirs = tuple(Path(d).resolve() for d in working_dirs)
         self.home = Path(home) if home is not None else Path.home()
         self.available = True
+        self.unavailable_reason = ""
         try:
             self.bwrap = check_available(bwrap)
-        except ConfigurationError:
+        except ConfigurationError as exc:
             if not settings.allow_unsandboxed:
                 raise
-            self.available, self.bwrap = False, ""
+            self.available, self.bwrap, self.unavailable_reason = False, "", str(exc)
+        # Where protected paths that a command created are moved (quarantine.py).
+        self.quarantine_dir = (
+            Path(quarantine_dir) if quarantine_dir is not None else loopwright_home() / "quarantine"
+        )
+        self.notices = tuple(_ownership_notices(self.working_dirs)) if self.available else ()
         self._runtime = Path(tempfile.mkdtemp(prefix="loopwright-sandbox-"))
         self._proxy: DomainProxy | None = None
         # Not atexit.register(self.close): that would keep every sandbox of a long-lived
@@ -175,39 +172,31 @@ class BwrapSandbox:
         extra = [Path(env[_CWD_FILE_ENV]).parent] if env.get(_CWD_FILE_ENV) else []
         return [*self.bwrap_args(cwd, extra), "--", *command], clean_env
 
+    def watch_protected(self) -> ProtectedPathsWatch | None:
+        """A snapshot to take before a command; its ``settle()`` after the command moves
+        protected paths the command created to the quarantine dir."""
+        if not self.available:
+            return None
+        return ProtectedPathsWatch(self._writable(), self.quarantine_dir)
+
     def bwrap_args(self, cwd: str, extra_writable: Sequence[Path] = ()) -> list[str]:
-        args = [
-            self.bwrap,
-            "--die-with-parent",
-            "--new-session",
-            "--unshare-pid",
-            "--unshare-ipc",
-            "--unshare-uts",
-            "--unshare-net",
-            "--ro-bind",
-            "/",
-            "/",
-            "--dev",
-            "/dev",
-            "--proc",
-            "/proc",
-            "--bind",
-            str(self.scratch_dir),
-            str(self.scratch_dir),
-        ]
-        for path in [*self._writable(), *(p for p in extra_writable if p.is_dir())]:
+        args = [self.bwrap, *ISOLATION_FLAGS, "--ro-bind", "/", "/", "--dev", "/dev"]
+        args += ["--proc", "/proc"]
+        for name in _PROC_READ_ONLY:
+            args += ["--ro-bind-try", f"/proc/{name}", f"/proc/{name}"]
+        args += ["--bind", str(self.scratch_dir), str(self.scratch_dir)]
+        writable = self._writable()
+        for path in [*writable, *(p for p in extra_writable if p.is_dir())]:
             args += ["--bind", str(path), str(path)]
-        for directory in self.working_dirs:
+        for directory in writable:
             # Writable tree, read-only config: a command must not plant a git hook or
             # widen the agent's own settings for the next (unsandboxed) run.
-            for name in _PROTECTED_IN_WORKING_DIRS:
-                protected = directory / name
-                if protected.exists():
-                    args += ["--ro-bind", str(protected), str(protected)]
+            args += protected_bind_args(directory)
         if self.settings.allowed_domains:
             args += ["--bind", str(self._runtime), str(self._runtime)]
         for masked in self.settings.masked_paths:
-            target = self._expand(masked)
+            # At the real location: bwrap cannot mount onto a symlink (~/.ssh → /data/ssh).
+            target = self._expand(masked).resolve()
             if target.is_dir():
                 args += ["--tmpfs", str(target)]
             elif target.exists():
@@ -240,3 +229,24 @@ class BwrapSandbox:
         if self._proxy is None:
             self._proxy = DomainProxy(self.settings.allowed_domains, self.socket_path)
             self._proxy.start()
+
+
+def _ownership_notices(working_dirs: Sequence[Path]) -> list[str]:
+    """As root without capabilities, another user's files are writable only where their
+    mode allows: say so up front instead of letting commands fail one by one."""
+    if os.geteuid() != 0:
+        return []
+    notices: list[str] = []
+    for directory in working_dirs:
+        try:
+            owner = directory.stat().st_uid
+        except OSError:
+            continue
+        if owner != 0:
+            notices.append(
+                f"the sandbox runs commands as root without capabilities, and {directory} "
+                f"belongs to uid {owner}: files there are writable in the sandbox only where "
+                f"their permissions allow root as 'other'. Run loopwright as uid {owner}, or "
+                f"chown the project to root, if sandboxed commands must change it."
+            )
+    return notices

@@ -18,6 +18,7 @@ from typing import Any, Literal
 from loopwright.tools.base import ToolContext, ToolResult
 from loopwright.tools.bash_background import background_shells
 from loopwright.tools.bash_process import kill_process_group, spawn_shell
+from loopwright.tools.command_wrapper import watch_protected_paths
 
 DEFAULT_TIMEOUT_MS = 120_000
 MAX_TIMEOUT_MS = 600_000
@@ -198,6 +199,24 @@ class BashTool:
         return await self._run_foreground(command, timeout, ctx, wrapper)
 
     async def _run_foreground(
+        self, command: str, timeout_ms: int, ctx: ToolContext, wrapper: Any | None
+    ) -> ToolResult:
+        # Snapshot protected paths before the command; after it (whatever way it ended,
+        # cancellation included) the sandbox moves away any the command created.
+        watch = watch_protected_paths(wrapper)
+        try:
+            result = await self._run_command(command, timeout_ms, ctx, wrapper)
+        finally:
+            note = watch.settle() if watch is not None else ""
+        if not note:
+            return result
+        if not ctx.state.cwd.is_dir() and ctx.working_dirs:
+            # The shell ended inside what was just moved away (`mkdir .claude && cd .claude`).
+            ctx.state.cwd = ctx.working_dirs[0]
+            note += f"\nShell cwd was reset to {ctx.state.cwd}"
+        return ToolResult(f"{result.content}{note}", is_error=result.is_error)
+
+    async def _run_command(
         self, command: str, timeout_ms: int, ctx: ToolContext, wrapper: Any | None
     ) -> ToolResult:
         out_dir = output_directory(ctx)

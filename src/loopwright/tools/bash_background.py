@@ -16,6 +16,7 @@ from typing import Any, Literal
 
 from loopwright.tools.base import SessionState, ToolContext, ToolResult
 from loopwright.tools.bash_process import kill_process_group, spawn_shell
+from loopwright.tools.command_wrapper import ProtectedPathsWatch, watch_protected_paths
 from loopwright.tools.ripgrep import run_rg
 
 RESOURCE_KEY = "background_shells"
@@ -36,6 +37,9 @@ class BackgroundShell:
     waiter: asyncio.Task[int]
     read_offset: int = 0
     killed: bool = False
+    # What the sandbox did about protected paths when the command ended (quarantine).
+    protected_notes: list[str] = field(default_factory=list[str])
+    protected_reported: bool = False
     decoder: codecs.IncrementalDecoder = field(
         default_factory=lambda: codecs.getincrementaldecoder("utf-8")(errors="replace")
     )
@@ -59,6 +63,13 @@ class BackgroundShell:
     def has_unread_output(self) -> bool:
         return self.output_path.stat().st_size > self.read_offset
 
+    def unreported_protected_note(self) -> str:
+        """The quarantine note once, after the command ended ('' before or after that)."""
+        if self.protected_reported or not self.waiter.done():
+            return ""
+        self.protected_reported = True
+        return "".join(self.protected_notes)
+
 
 class BackgroundShells:
     """The session's background shells; ``aclose`` ends them all."""
@@ -78,11 +89,16 @@ class BackgroundShells:
         shell_id = f"bash_{self._counter}"
         fd, raw_path = tempfile.mkstemp(prefix=f"{shell_id}-", suffix=".log", dir=output_dir)
         output_path = Path(raw_path)
+        watch = watch_protected_paths(wrapper)
         with os.fdopen(fd, "wb") as output:
             process = await spawn_shell(command, cwd, output, cwd_file=None, wrapper=wrapper)
-        # A task per shell reaps the process as soon as it exits (no zombies while we wait).
-        waiter = asyncio.create_task(process.wait(), name=f"loopwright-{shell_id}")
-        self._shells[shell_id] = BackgroundShell(shell_id, command, process, output_path, waiter)
+        notes: list[str] = []
+        # A task per shell reaps the process as soon as it exits (no zombies while we wait),
+        # then lets the sandbox move away protected paths the command created.
+        waiter = asyncio.create_task(_reap(process, watch, notes), name=f"loopwright-{shell_id}")
+        self._shells[shell_id] = BackgroundShell(
+            shell_id, command, process, output_path, waiter, protected_notes=notes
+        )
         return shell_id
 
     async def kill(self, shell_id: str) -> BackgroundShell | None:
@@ -100,6 +116,16 @@ class BackgroundShells:
         await asyncio.gather(
             *(self.kill(shell_id) for shell_id in self._shells), return_exceptions=True
         )
+
+
+async def _reap(
+    process: asyncio.subprocess.Process, watch: ProtectedPathsWatch | None, notes: list[str]
+) -> int:
+    try:
+        return await process.wait()
+    finally:
+        if watch is not None:
+            notes.append(watch.settle())
 
 
 def background_shells(state: SessionState) -> BackgroundShells:
@@ -178,9 +204,12 @@ class BashOutputTool:
         text = await _filtered(await asyncio.to_thread(shell.read_new_output), pattern, ctx.cwd)
         if isinstance(text, ToolResult):
             return text
+        if shell.process.returncode is not None:
+            await asyncio.shield(shell.waiter)  # its protected-path check ends with it
         more = await asyncio.to_thread(shell.has_unread_output)
         note = "\n[more output is waiting; call BashOutput again]" if more else ""
-        return ToolResult(f"{_status_line(shell)}\n{text or '(no new output)'}{note}")
+        protected = "" if more else shell.unreported_protected_note()
+        return ToolResult(f"{_status_line(shell)}\n{text or '(no new output)'}{note}{protected}")
 
 
 @dataclass(frozen=True, slots=True)
@@ -210,6 +239,9 @@ class KillShellTool:
             return _unknown_shell(shell_id, ctx.state)
         already_done = shell.process.returncode is not None
         await shells.kill(str(shell_id))
+        protected = shell.unreported_protected_note()
         if already_done:
-            return ToolResult(f"Shell {shell_id} had already finished. {_status_line(shell)}")
-        return ToolResult(f"Killed shell {shell_id}. {_status_line(shell)}")
+            return ToolResult(
+                f"Shell {shell_id} had already finished. {_status_line(shell)}{protected}"
+            )
+        return ToolResult(f"Killed shell {shell_id}. {_status_line(shell)}{protected}")

@@ -13,6 +13,13 @@ class CommandSandbox(Protocol):
     ) -> tuple[list[str], dict[str, str]]: ...
 
 
+class ProtectedPathsWatch(Protocol):
+    """Taken before a command; ``settle()`` after it undoes what the command may not do
+    (create protected paths) and returns a note for the tool result ('' if nothing)."""
+
+    def settle(self) -> str: ...
+
+
 @dataclass(frozen=True, slots=True)
 class CommandWrapper:
     """Adds the session's environment (Options.env, settings ``env``) to every command,
@@ -30,3 +37,15 @@ class CommandWrapper:
             return argv, merged
         wrapped: tuple[list[str], dict[str, str]] = self.sandbox.wrap(argv, merged, cwd)
         return wrapped
+
+    def watch_protected(self) -> ProtectedPathsWatch | None:
+        return watch_protected_paths(self.sandbox)
+
+
+def watch_protected_paths(wrapper: Any) -> ProtectedPathsWatch | None:
+    """The wrapper's watch over protected paths, for one command (None: nothing to watch)."""
+    start: Any = getattr(wrapper, "watch_protected", None)
+    if start is None:
+        return None
+    watch: ProtectedPathsWatch | None = start()
+    return watch
