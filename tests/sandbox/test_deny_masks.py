@@ -52,7 +52,9 @@ def test_only_read_family_deny_rules_with_a_path_become_masks() -> None:
     assert masks_for_read_denials(rules.deny, CWD, HOME) == ("/proj/a", "/proj/b")
 
 
-_READER = "import sys\nprint(open(sys.argv[1] + '/key.txt').read())\n"
+# The folder comes from a file, not the command line: the permission check already denies
+# a command that names a denied path, and these tests are about the sandbox's own masks.
+_READER = "print(open(open('target.txt').read().strip() + '/key.txt').read())\n"
 
 
 def _results(messages: list[Message]) -> list[str]:
@@ -68,7 +70,8 @@ def _results(messages: list[Message]) -> list[str]:
 async def _run_reader(cwd: Path, folder: str, **options: object) -> str:
     # The path is assembled by the script, so only the sandbox's mask can keep it out.
     (cwd / "reader.py").write_text(_READER)
-    model = ScriptedModel([tool_call("Bash", command=f"python3 reader.py {folder}"), text("ok")])
+    (cwd / "target.txt").write_text(folder)
+    model = ScriptedModel([tool_call("Bash", command="python3 reader.py"), text("ok")])
     opts = Options(
         model=model,
         cwd=cwd,

@@ -34,6 +34,7 @@ from loopwright.permissions.paths import spell
 from loopwright.permissions.read_scope import denied_tree_read
 from loopwright.permissions.rules import PermissionRule, RuleSet
 from loopwright.permissions.shell import SimpleCommand
+from loopwright.sandbox.protected import PROTECTED_DIR_NAMES, PROTECTED_FILE_NAMES
 
 PERMISSION_MODES: tuple[str, ...] = get_args(PermissionMode)
 
@@ -240,42 +241,10 @@ class PermissionPolicy:
 
 
 # Files that configure the agent, the repository or the shell: editing them can grant
-# permissions or run code later, so acceptEdits never approves them on its own.
-_PROTECTED_PARTS = frozenset(
-    {
-        ".git",
-        ".claude",
-        ".loopwright",
-        ".vscode",
-        ".idea",
-        ".husky",
-        ".cargo",
-        ".devcontainer",
-        ".yarn",
-        ".mvn",
-    }
-)
-_PROTECTED_NAMES = frozenset(
-    {
-        ".bashrc",
-        ".bash_profile",
-        ".profile",
-        ".zshrc",
-        ".zprofile",
-        ".gitconfig",
-        ".gitmodules",
-        ".mcp.json",
-        ".envrc",
-        ".pre-commit-config.yaml",  # local hooks run their entry commands on commit
-        ".bash_login",
-        ".bash_logout",
-        ".zshenv",
-        ".zlogin",
-        ".npmrc",  # script-shell / node-options run code on the next npm run
-        ".yarnrc",
-        ".yarnrc.yml",
-    }
-)
+# permissions or run code later, so no allow rule or mode short of bypassPermissions changes
+# them unasked. One list, shared with the sandbox (which pins and quarantines them).
+_PROTECTED_PARTS = PROTECTED_DIR_NAMES
+_PROTECTED_NAMES = PROTECTED_FILE_NAMES
 
 
 def is_protected(path: str) -> bool:

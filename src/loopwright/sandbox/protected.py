@@ -37,7 +37,19 @@ from loopwright.sandbox.git_config_paths import config_named_paths
 # Directories anywhere in a path that make it protected (the policy's view) and, at the
 # top of a working directory, that the sandbox keeps read-only or quarantines.
 PROTECTED_DIR_NAMES: frozenset[str] = frozenset(
-    {".git", ".claude", ".loopwright", ".vscode", ".idea", ".husky", ".githooks"}
+    {
+        ".git",
+        ".claude",
+        ".loopwright",
+        ".vscode",
+        ".idea",
+        ".husky",
+        ".githooks",
+        ".cargo",  # config.toml: build.rustc-wrapper and runners run code
+        ".devcontainer",
+        ".yarn",
+        ".mvn",  # extensions and jvm.config load on the next build
+    }
 )
 PROTECTED_FILE_NAMES: frozenset[str] = frozenset(
     {
@@ -59,6 +71,9 @@ PROTECTED_FILE_NAMES: frozenset[str] = frozenset(
         ".lefthook.yml",
         "lefthook-local.yml",
         ".lefthook-local.yml",
+        ".npmrc",  # script-shell / node-options run code on the next npm run
+        ".yarnrc",
+        ".yarnrc.yml",
     }
 )
 # Inside a git directory: what git reads as configuration or runs as code.
