@@ -29,10 +29,21 @@ CompactTrigger = Literal["manual", "auto"]
 class SessionRecorder:
     """Appends a session's messages, snapshots and compactions to a store, in order."""
 
-    def __init__(self, store: SessionStore, session_id: str, *, parent_uuid: str | None = None):
+    def __init__(
+        self,
+        store: SessionStore,
+        session_id: str,
+        *,
+        parent_uuid: str | None = None,
+        first: Entry | None = None,
+    ):
         self.store = store
         self.session_id = session_id
         self._last = parent_uuid
+        # A new session's opening entry that could not be written yet: it goes out with the
+        # first append (or sync), so a store that is down fails inside the run, which ends
+        # it with an error result, not while the session is opened, where it could only raise.
+        self._first = first
         # Messages recorded during the current run: recording one again (the loop's
         # cancellation path re-records the history's last message) must not write a second
         # entry. A run starts with its init message (a run cancelled before its result
@@ -44,9 +55,15 @@ class SessionRecorder:
     def last_uuid(self) -> str | None:
         return self._last
 
+    async def _append(self, entry: Entry) -> None:
+        if self._first is not None:
+            await self.store.append(self.session_id, self._first)
+            self._first = None
+        await self.store.append(self.session_id, entry)
+
     async def _chain(self, kind: Literal["state", "compact"], payload: dict[str, Any]) -> None:
         entry = Entry(kind, self.session_id, payload, parent_uuid=self._last)
-        await self.store.append(self.session_id, entry)
+        await self._append(entry)
         self._last = entry.uuid
 
     async def message(self, message: Message) -> None:
@@ -57,9 +74,7 @@ class SessionRecorder:
             self._this_run.clear()
         elif message.uuid in self._this_run:
             return
-        await self.store.append(
-            self.session_id, message_entry(self.session_id, message, self._last)
-        )
+        await self._append(message_entry(self.session_id, message, self._last))
         self._last = message.uuid
         self._this_run.add(message.uuid)
 
@@ -95,9 +110,12 @@ class SessionRecorder:
 
     async def meta(self, **fields: Any) -> None:
         """Record a session-wide fact (title, tag, cwd…); not part of the conversation."""
-        await self.store.append(self.session_id, meta_entry(self.session_id, **fields))
+        await self._append(meta_entry(self.session_id, **fields))
 
     async def sync(self) -> None:
+        if self._first is not None:  # a session opened and closed without a message
+            await self.store.append(self.session_id, self._first)
+            self._first = None
         await self.store.sync()
 
 
@@ -114,10 +132,15 @@ class OpenedSession:
 async def start_session(
     store: SessionStore, session_id: str, cwd: str | os.PathLike[str], **meta: Any
 ) -> OpenedSession:
-    """A new session; its first entry records the cwd, which picks the project."""
-    recorder = SessionRecorder(store, session_id)
-    await recorder.meta(cwd=os.path.abspath(os.fspath(cwd)), **meta)
-    return OpenedSession(session_id, recorder, None)
+    """A new session; its first entry records the cwd, which picks the project. If the store
+    cannot take it now, it is retried with the session's first message (see SessionRecorder).
+    """
+    first = meta_entry(session_id, cwd=os.path.abspath(os.fspath(cwd)), **meta)
+    try:
+        await store.append(session_id, first)
+    except Exception:  # a database that is down, a full disk: reported by the run itself
+        return OpenedSession(session_id, SessionRecorder(store, session_id, first=first), None)
+    return OpenedSession(session_id, SessionRecorder(store, session_id), None)
 
 
 async def resume_session(
