@@ -4,9 +4,9 @@
 
 ``start`` runs the session in this process (durable_run), ``queue`` puts it on the
 session queue (which this process also serves), ``reference`` runs it with options named
-by "module:function" (with a @tool, which no pickle carries), ``recover`` only launches
-DBOS, which resumes the pending session, and waits for it. The ResultMessage is printed
-as one JSON line.
+by "module:function" (with a @tool, which no pickle carries), ``recover`` only launches a
+new worker, which takes the dead worker's pending session over, and waits for it. The
+ResultMessage is printed as one JSON line.
 """
 
 from __future__ import annotations
@@ -60,7 +60,8 @@ def referenced_options() -> Options:
 
 
 async def main(database_url: str, workdir: str, script: str, workflow_id: str, mode: str) -> None:
-    await launch_durable(database_url)
+    # Each process is a new worker; a short takeover keeps the recovery tests quick.
+    await launch_durable(database_url, takeover_seconds=3)
     try:
         options = session_options(workdir, script)
         if mode == "start":

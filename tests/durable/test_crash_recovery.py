@@ -2,13 +2,16 @@
 
 A worker process runs a scripted session whose first Bash call appends a line to a file
 and whose second call blocks. The worker is killed with SIGKILL while the second call
-runs; a new worker launches DBOS, which recovers the session: completed steps (the first
-model call, the first tool call, the second model call) are replayed from the system
-database, the interrupted tool call runs again, and the session finishes.
+runs; a new worker (with an id of its own) sees the dead one's heartbeat expire and takes
+the session over: completed steps (the first model call, the first tool call, the second
+model call) are replayed from the system database, and the interrupted Bash call, which
+is not idempotent, is answered with an error result saying it may have run instead of
+running a second time; the session finishes.
 """
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import signal
@@ -23,6 +26,9 @@ import pytest
 pytest.importorskip(
     "dbos", reason="DURABLE TESTS NOT RUN: the dbos package is missing (pip install dbos)"
 )
+
+from loopwright.messages import Message, ToolResultBlock, UserMessage
+from loopwright.sessions import JSONLStore, check_pairing, restore
 
 WORKER = Path(__file__).with_name("crash_worker.py")
 
@@ -88,7 +94,16 @@ def _crash_and_recover(database_url: str, tmp_path: Path) -> dict[str, Any]:
     result["first_log"] = (workdir / "first.log").read_text().splitlines()
     result["second_log"] = (workdir / "second.log").read_text().splitlines()
     result["sub"] = str(workdir / "sub")
+    result["transcript"] = asyncio.run(_transcript("wf-1", workdir))
     return result
+
+
+async def _transcript(session_id: str, workdir: Path) -> list[Message]:
+    store = JSONLStore(cwd=workdir)
+    try:
+        return list(restore(await store.load(session_id), session_id=session_id).messages)
+    finally:
+        await store.aclose()
 
 
 def _assert_resumed_at_last_step(outcome: dict[str, Any]) -> None:
@@ -97,9 +112,16 @@ def _assert_resumed_at_last_step(outcome: dict[str, Any]) -> None:
     assert outcome["num_turns"] == 2
     # Completed before the crash: replayed from the record, never run again.
     assert outcome["first_log"] == ["once"]
-    # Cut off by the crash: run again on recovery, in the directory the replayed first
-    # call had left the shell in.
-    assert outcome["second_log"] == [outcome["sub"], outcome["sub"]]
+    # Cut off by the crash, in the directory the replayed first call had left the shell
+    # in: not run again (Bash is not idempotent).
+    assert outcome["second_log"] == [outcome["sub"]]
+    transcript = outcome["transcript"]
+    assert check_pairing(transcript) == []
+    results = [b for m in transcript if isinstance(m, UserMessage) for b in m.blocks]
+    tool_results = [b for b in results if isinstance(b, ToolResultBlock)]
+    assert len(tool_results) == 2
+    assert tool_results[1].is_error
+    assert "may or may not have finished" in str(tool_results[1].content)
 
 
 def test_killed_session_resumes_on_sqlite(tmp_path: Path) -> None:

@@ -7,7 +7,8 @@ Needs the optional ``dbos`` package (``pip install 'loopwright[durable]'``); imp
     from loopwright import Options
     from loopwright.durable import durable_run, enqueue_session, launch_durable
 
-    await launch_durable("sqlite:///sessions.db")  # or postgresql://...; resumes crashed runs
+    await launch_durable("sqlite:///sessions.db")  # or postgresql://...; a worker that
+    # heartbeats and takes over the sessions of workers that died
     result = await durable_run("fix the tests", Options(model="anthropic:..."),
                                workflow_id="ticket-123")  # same ID again: same session
     handle = await enqueue_session("triage", options)  # any worker on the database runs it
@@ -35,16 +36,25 @@ from .session import (
     session_workflow,
     start_session,
 )
+from .settings import WorkerSettings
 from .tools import DurableTool
+from .versioning import application_version, session_fingerprint
+from .workers import DEFAULT_TAKEOVER_SECONDS, WorkerRow, list_workers
 
 __all__ = [
+    "DEFAULT_TAKEOVER_SECONDS",
     "SESSION_QUEUE_NAME",
     "DurableModel",
     "DurableTool",
     "OptionsSource",
+    "WorkerRow",
+    "WorkerSettings",
+    "application_version",
     "durable_run",
     "enqueue_session",
     "launch_durable",
+    "list_workers",
+    "session_fingerprint",
     "session_result",
     "session_workflow",
     "shutdown_durable",
