@@ -4,7 +4,9 @@
 ``--workers 0``: the workers run elsewhere), enqueues one durable session per task, and
 follows them with a progress line until every one has finished, writing one JSON line per
 task. ``worker`` serves the queue until stopped (add them from other machines with a
-PostgreSQL ``--db``). ``status`` shows the workers and the sessions of a database.
+PostgreSQL ``--db``). ``status`` shows the workers and the sessions of a database;
+``attach`` follows one session live from its transcript, from any machine that can read
+the store.
 """
 
 from __future__ import annotations
@@ -21,7 +23,8 @@ from typing import IO
 
 from loopwright.cli.agent_arguments import PERMISSION_MODE_CHOICES, split_rules
 from loopwright.cli.fleet_view import print_status, progress_line
-from loopwright.durable import launch_durable, shutdown_durable
+from loopwright.cli.render import Renderer, to_json_line
+from loopwright.durable import follow_session, launch_durable, shutdown_durable
 from loopwright.durable.fleet import (
     FleetTask,
     Progress,
@@ -31,8 +34,9 @@ from loopwright.durable.fleet import (
     run_id_for,
 )
 from loopwright.errors import ConfigurationError, LoopwrightError
+from loopwright.messages import ResultMessage
 from loopwright.options import Options
-from loopwright.sessions import loopwright_home
+from loopwright.sessions import loopwright_home, open_store
 
 EXIT_USAGE = 2
 EXIT_SOME_FAILED = 1
@@ -75,6 +79,11 @@ def _parser() -> argparse.ArgumentParser:
     _add_worker_flags(worker)
     status = commands.add_parser("status", help="workers and sessions of a database")
     _add_database(status)
+    attach = commands.add_parser("attach", help="follow one session live until it ends")
+    attach.add_argument("session_id")
+    _add_database(attach)
+    attach.add_argument("--session-store", help="where its transcript is (default as in run)")
+    attach.add_argument("--json", action="store_true", help="one JSON message per line")
     return parser
 
 
@@ -110,6 +119,8 @@ def fleet_command(arguments: Sequence[str]) -> int:
             return asyncio.run(_serve(args))
         if args.command == "status":
             return print_status(args.db or default_db())
+        if args.command == "attach":
+            return asyncio.run(_attach(args))
         return asyncio.run(_run(args))
     except ConfigurationError as exc:
         print(f"loopwright fleet: {exc}", file=sys.stderr)
@@ -165,10 +176,30 @@ async def _serve(args: argparse.Namespace) -> int:
     return 0
 
 
+def _session_store(args: argparse.Namespace, db: str) -> str | None:
+    if args.session_store is None and db.startswith(("postgresql://", "postgres://")):
+        return db  # every worker, on any machine, writes where the others can read
+    return args.session_store
+
+
+async def _attach(args: argparse.Namespace) -> int:
+    store = open_store(_session_store(args, args.db or default_db()))
+    renderer = Renderer(show_prompt=True)
+    result: ResultMessage | None = None
+    try:
+        async for message in follow_session(args.session_id, store):
+            if args.json:
+                print(to_json_line(message), flush=True)
+            else:
+                renderer.show(message)
+            result = message if isinstance(message, ResultMessage) else result
+    finally:
+        await store.aclose()
+    return EXIT_SOME_FAILED if result is None or result.is_error else 0
+
+
 def _base_options(args: argparse.Namespace, db: str) -> Options:
-    store = args.session_store
-    if store is None and db.startswith(("postgresql://", "postgres://")):
-        store = db  # every worker, on any machine, writes where the others can read
+    store = _session_store(args, db)
     return Options(
         model=args.model,
         max_turns=args.max_turns,

@@ -25,6 +25,7 @@ except ImportError as exc:  # pragma: no cover - depends on the environment
         "loopwright.durable needs the dbos package: pip install 'loopwright[durable]'"
     ) from exc
 
+from .follow import follow_session
 from .launch import launch_durable, shutdown_durable
 from .model import DurableModel
 from .session import (
@@ -52,6 +53,7 @@ __all__ = [
     "application_version",
     "durable_run",
     "enqueue_session",
+    "follow_session",
     "launch_durable",
     "list_workers",
     "session_fingerprint",
