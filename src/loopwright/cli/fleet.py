@@ -33,6 +33,7 @@ from loopwright.durable.fleet import (
     read_tasks,
     run_id_for,
 )
+from loopwright.durable.workers import engine_for, list_workers
 from loopwright.errors import ConfigurationError, LoopwrightError
 from loopwright.messages import ResultMessage
 from loopwright.options import Options
@@ -221,6 +222,8 @@ async def _run(args: argparse.Namespace) -> int:
         out = stack.enter_context(args.out.open("a")) if args.out else None
         workers = [_start_worker(db, args) for _ in range(args.workers)]
         try:
+            if not workers:
+                _warn_without_workers(db)
             return await _follow(tasks, out, workers)
         finally:
             _stop_workers(workers)
@@ -248,11 +251,35 @@ async def _follow(tasks: list[FleetTask], out: IO[str] | None, workers: list[Wor
             end = "" if interactive else "\n"
             print(("\r" if interactive else "") + line, end=end, file=sys.stderr, flush=True)
             last_line = line
+        if workers and not _alive(workers) and len(reported) < len(tasks):
+            print(
+                "\nloopwright fleet: every worker started here has exited (their errors are "
+                "above); the unfinished sessions stay queued: start workers with "
+                "`loopwright fleet worker` and run this command again to follow them",
+                file=sys.stderr,
+            )
+            return EXIT_SOME_FAILED
         if len(reported) < len(tasks):
             await asyncio.sleep(POLL_SECONDS)
     if interactive:
         print(file=sys.stderr)
     return EXIT_SOME_FAILED if failed else 0
+
+
+def _warn_without_workers(db: str) -> None:
+    engine = engine_for(db)
+    try:
+        alive = [w for w in list_workers(engine) if w.status == "alive"]
+    except Exception:  # no worker ever ran on this database
+        alive = []
+    finally:
+        engine.dispose()
+    if not alive:
+        print(
+            f"loopwright fleet: no live worker on {db} yet; the tasks wait in the queue until "
+            f"one starts: `loopwright fleet worker --db {db}`",
+            file=sys.stderr,
+        )
 
 
 def _start_worker(db: str, args: argparse.Namespace) -> Worker:

@@ -42,15 +42,18 @@ def _clock(seconds: float) -> str:
 
 def print_status(db: str) -> int:
     """Workers (with their heartbeat age) and session counts per status and version."""
+    engine = engine_for(db)
     try:
-        workers = list_workers(engine_for(db))
+        workers = list_workers(engine)
     except Exception as exc:  # no table yet, or no database at all
+        engine.dispose()
         print(
             f"no fleet worker has run on {db} yet ({type(exc).__name__}); start one with "
             f"`loopwright fleet worker --db {db}` or run tasks with `loopwright fleet run`",
             file=sys.stderr,
         )
         return EXIT_UNREACHABLE
+    engine.dispose()
     _print_workers(workers)
     _print_sessions(db)
     return 0
