@@ -133,3 +133,15 @@ def test_a_fleet_run_on_one_machine_finishes_every_task_as_a_full_session(
     )
     assert status.returncode == 0, status.stderr
     assert "sessions: 3 (3 success)" in status.stdout
+    attached = subprocess.run(
+        [*CLI, "attach", lines[1]["session_id"], "--json"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        cwd=work,
+        env={**os.environ, "LOOPWRIGHT_HOME": str(isolated_loopwright_home)},
+    )
+    assert attached.returncode == 0, attached.stderr
+    followed = [json.loads(line) for line in attached.stdout.splitlines()]
+    assert [m["type"] for m in followed][-1] == "result"
+    assert followed[-1]["result"] == "finished"
