@@ -219,7 +219,7 @@ async def _run(args: argparse.Namespace) -> int:
     # This process only enqueues and follows; it runs no session itself.
     await launch_durable(db, serve_queue=False, heartbeat=False)
     with ExitStack() as stack:
-        out = stack.enter_context(args.out.open("a")) if args.out else None
+        out = stack.enter_context(args.out.open("w")) if args.out else None
         workers = [_start_worker(db, args) for _ in range(args.workers)]
         try:
             if not workers:

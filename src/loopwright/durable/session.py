@@ -104,8 +104,12 @@ async def _run_session(prompt: str, options: Options, workflow_id: str | None) -
     provider = resolve_model(options.model)
     session_id = options.session_id or workflow_id
     options = dataclasses.replace(options, model=provider, session_id=session_id)
+    # A resumed session's transcript holds earlier runs too: it is never dropped, so a
+    # replay of one may repeat this run's messages in it.
+    fresh = options.resume is None and not options.continue_conversation
     replaying = (
         options.persist_session
+        and fresh
         and session_id is not None
         and not await _first_run_of("loopwright.transcript_start")
     )
