@@ -145,3 +145,11 @@ def test_a_fleet_run_on_one_machine_finishes_every_task_as_a_full_session(
     followed = [json.loads(line) for line in attached.stdout.splitlines()]
     assert [m["type"] for m in followed][-1] == "result"
     assert followed[-1]["result"] == "finished"
+
+
+def test_a_database_url_of_another_kind_says_which_kinds_work(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    assert fleet_command(["worker", "--db", "mysql://db/fleet"]) == 2
+    err = capsys.readouterr().err
+    assert "postgresql://USER@HOST[:PORT]/DB" in err and "sqlite:///PATH" in err

@@ -19,7 +19,7 @@ import sys
 from collections.abc import Sequence
 from contextlib import ExitStack
 from pathlib import Path
-from typing import IO
+from typing import IO, Any
 
 from loopwright.cli.agent_arguments import PERMISSION_MODE_CHOICES, split_rules
 from loopwright.cli.fleet_view import print_status, progress_line
@@ -43,6 +43,7 @@ EXIT_USAGE = 2
 EXIT_SOME_FAILED = 1
 POLL_SECONDS = 0.5
 WORKER_STOP_SECONDS = 15.0
+DB_SCHEMES = ("postgresql://", "postgres://", "sqlite:///")
 
 
 def default_db() -> str:
@@ -140,6 +141,22 @@ def _check(args: argparse.Namespace) -> None:
         raise ConfigurationError("--takeover-seconds must be a positive number of seconds")
     if getattr(args, "sessions_per_worker", 1) < 1:
         raise ConfigurationError("--sessions-per-worker must be 1 or more")
+    if args.db is not None and not args.db.startswith(DB_SCHEMES):
+        raise ConfigurationError(
+            f"--db {args.db!r} is not a database URL: use postgresql://USER@HOST[:PORT]/DB "
+            "(workers on many machines) or sqlite:///PATH (one machine)"
+        )
+
+
+async def _launch(db: str, **settings: Any) -> None:
+    """launch_durable, with a database that cannot be used reported as what to check."""
+    try:
+        await launch_durable(db, **settings)
+    except Exception as exc:
+        raise LoopwrightError(
+            f"cannot use {db} for the fleet ({type(exc).__name__}: {exc}); check the --db "
+            "URL and that the database server is running"
+        ) from exc
 
 
 def _worker_flags(args: argparse.Namespace) -> list[str]:
@@ -162,7 +179,7 @@ async def _serve(args: argparse.Namespace) -> int:
     loop = asyncio.get_running_loop()
     for signum in (signal.SIGTERM, signal.SIGINT):
         loop.add_signal_handler(signum, stop.set)
-    await launch_durable(
+    await _launch(
         db,
         sessions_per_worker=args.sessions_per_worker,
         takeover_seconds=args.takeover_seconds,
@@ -217,7 +234,7 @@ async def _run(args: argparse.Namespace) -> int:
     run_id = args.run_id or (run_id_for(args.tasks) if args.tasks.is_file() else "fleet")
     tasks = read_tasks(args.tasks, _base_options(args, db), run_id)
     # This process only enqueues and follows; it runs no session itself.
-    await launch_durable(db, serve_queue=False, heartbeat=False)
+    await _launch(db, serve_queue=False, heartbeat=False)
     with ExitStack() as stack:
         out = stack.enter_context(args.out.open("w")) if args.out else None
         workers = [_start_worker(db, args) for _ in range(args.workers)]
