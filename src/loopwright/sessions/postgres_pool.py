@@ -34,6 +34,8 @@ POOL_SIZE_ENV = "LOOPWRIGHT_PG_POOL_SIZE"
 # How long a session waits for a free connection before its operation fails.
 DEFAULT_POOL_TIMEOUT_SECONDS = 60.0
 APPLICATION_NAME = "loopwright"
+# A server that does not answer at all (a dropped SYN) fails the probe after this long.
+PROBE_TIMEOUT_SECONDS = 10
 
 
 @dataclass(slots=True)
@@ -110,7 +112,9 @@ async def release(conninfo: str, shared: SharedPool) -> None:
 async def _probe(conninfo: str) -> None:
     psycopg: Any = _import("psycopg")
     try:
-        conn = await psycopg.AsyncConnection.connect(conninfo, autocommit=True)
+        conn = await psycopg.AsyncConnection.connect(
+            conninfo, autocommit=True, connect_timeout=PROBE_TIMEOUT_SECONDS
+        )
     except psycopg.OperationalError as exc:
         raise SessionError(
             f"cannot connect to PostgreSQL for sessions ({exc}); check the connection "
