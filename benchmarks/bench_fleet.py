@@ -5,8 +5,9 @@ Three set-ups, each in a fresh process (so its peak RSS, VmHWM, is its own):
 - ``anthropic:`` model strings against a FakeAnthropicServer (official SDK, SSE on
   loopback), one string per session, resolved by loopwright as an application would;
 - ``openai-chat:`` model strings against a FakeOpenAIServer (Chat Completions);
-- a ScriptedModel per session with transcripts in PostgreSQL through a pool of 20
-  connections (skipped when no PostgreSQL server binaries are installed).
+- a ScriptedModel per session with transcripts in the JSONL store, then in PostgreSQL
+  through a pool of 20 connections (skipped when no PostgreSQL server binaries are
+  installed).
 
 Each session makes three tool turns (a no-op read-only @tool) and a final answer. The
 fake servers answer from each request's own history and run in a process of their own.
@@ -180,7 +181,7 @@ def _options(model: Any, store: str | None) -> Any:
 async def _sessions(kind: str, count: int, target: str) -> list[Any]:
     from loopwright.client import run
 
-    if kind == "postgres-store":
+    if kind in ("postgres-store", "jsonl-store"):
         from loopwright.testing import ScriptedModel, text, tool_call
 
         def model() -> Any:
@@ -214,7 +215,7 @@ def _measure(kind: str, count: int, target: str) -> dict[str, Any]:
         import openai  # noqa: F401
 
         os.environ["OPENAI_API_KEY"] = "bench"
-    else:
+    elif kind == "postgres-store":
         os.environ["LOOPWRIGHT_PG_POOL_SIZE"] = str(POOL_SIZE)
     started = time.perf_counter()
     results = asyncio.run(_sessions(kind, count, target))
@@ -275,6 +276,9 @@ def run(sessions: int = SESSIONS) -> list[Row]:
                 rows += _rows(label, _in_fresh_process(kind, sessions, base_url), TARGET)
             except subprocess.TimeoutExpired:
                 rows.append((f"fleet: {sessions} sessions, {label}", "timed out", TARGET))
+    with tempfile.TemporaryDirectory(prefix="bench-jsonl-") as home:
+        figures = _in_fresh_process("jsonl-store", sessions, f"jsonl:{home}")
+        rows += _rows("JSONL store (baseline for the next)", figures, "-")
     with _postgres() as url:
         label = f"PostgreSQL store, pool of {POOL_SIZE}"
         if url is None:

@@ -12,6 +12,13 @@ Needs the optional ``dbos`` package (``pip install 'loopwright[durable]'``); imp
     result = await durable_run("fix the tests", Options(model="anthropic:..."),
                                workflow_id="ticket-123")  # same ID again: same session
     handle = await enqueue_session("triage", options)  # any worker on the database runs it
+    async for message in follow_session(handle.workflow_id, store):  # live, from anywhere
+        ...
+
+A durable session is a full session: its transcript goes to the configured session store.
+Completed steps are never run again after a crash; a tool call cut short runs again only
+if the tool is idempotent, otherwise the model gets an error result saying it may have
+run. Workers replay only what their own loopwright version and options recorded.
 
 Options are stored with the session (pickled) so that a recovering worker can rebuild it;
 for options that cannot be pickled (@tool objects, closures) pass "package.module:name"
