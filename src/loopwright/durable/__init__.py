@@ -12,7 +12,7 @@ Needs the optional ``dbos`` package (``pip install 'loopwright[durable]'``); imp
     result = await durable_run("fix the tests", Options(model="anthropic:..."),
                                workflow_id="ticket-123")  # same ID again: same session
     handle = await enqueue_session("triage", options)  # any worker on the database runs it
-    async for message in follow_session(handle.workflow_id, store):  # live, from anywhere
+    async for message in follow_session(handle.get_workflow_id(), store):  # live, anywhere
         ...
 
 A durable session is a full session: its transcript goes to the configured session store.
