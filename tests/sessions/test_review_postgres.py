@@ -30,9 +30,11 @@ async def test_a_terminated_connection_is_replaced(
     store: PostgresStore, postgres_conninfo: str
 ) -> None:
     await store.append("s", meta_entry("s", cwd="/p"))
-    backend = await _backend_pid(await store._db())  # pyright: ignore[reportPrivateUsage]
     async with await psycopg.AsyncConnection.connect(postgres_conninfo, autocommit=True) as admin:
-        await admin.execute("SELECT pg_terminate_backend(%s)", (backend,))
+        await admin.execute(
+            "SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
+            "WHERE application_name = 'loopwright' AND pid <> pg_backend_pid()"
+        )
     await store.append("s", _entry("s", 1))  # the server dropped the store's connection
     assert [e.kind for e in await store.load("s")] == ["meta", "state"]
 
@@ -54,10 +56,3 @@ async def test_a_failed_fork_leaves_other_sessions_appends_alone(store: Postgres
     await asyncio.gather(fork(), others())
     assert await store.load("fork") == []
     assert len(await store.load("other")) == 51
-
-
-async def _backend_pid(db: psycopg.AsyncConnection[object]) -> int:
-    cursor = await db.execute("SELECT pg_backend_pid()")
-    row = await cursor.fetchone()
-    assert row is not None
-    return int(row[0])  # type: ignore[index]

@@ -25,7 +25,7 @@ def build_parser() -> argparse.ArgumentParser:
         description=(
             "Run an agent loop: interactive without -p. Subcommands: `loopwright demo` (the "
             "offline walkthrough), `sessions list|show|export`, `loop` (rerun until a check "
-            "passes) and `schedule install`."
+            "passes), `schedule install` and `fleet run|worker|status`."
         ),
     )
     parser.add_argument("-p", "--print", dest="prompt", help="run this prompt and print the result")
@@ -89,6 +89,10 @@ def _dispatch(arguments: list[str]) -> int:
         from loopwright.cli.schedule import schedule_command
 
         return schedule_command(arguments[1:])
+    if arguments[:1] == ["fleet"]:
+        from loopwright.cli.fleet import fleet_command
+
+        return fleet_command(arguments[1:])
     args = build_parser().parse_args(arguments)
     try:
         options = options_from_args(args)

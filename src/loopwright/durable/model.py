@@ -26,8 +26,8 @@ class DurableModel:
 
     ``provider`` is the model under the retries; a scripted one is told about replayed
     calls so that it keeps its place in the script (a real provider is stateless).
-    Deltas are not streamed out of a step: a durable run reports its result, not a live
-    stream.
+    Deltas are not streamed out of a step (a replay could not repeat them); followers see
+    each whole message as the transcript records it (``follow_session``).
     """
 
     def __init__(self, inner: Model, provider: Model) -> None:

@@ -1,9 +1,15 @@
 """One loopwright session as a DBOS workflow, and the ways to start one.
 
 The workflow builds the session's runtime, puts each model call and each tool call behind
-a DBOS step, and runs the ordinary agent loop. When a crashed process comes back, DBOS runs
-the workflow again from the top: every step that had completed returns its recorded output
-instead of running, so the loop walks back to where it stopped and goes on from there.
+a DBOS step, and runs the ordinary agent loop. When a crashed process comes back (or a live
+worker takes over a dead one's sessions), DBOS runs the workflow again from the top: every
+step that had completed returns its recorded output instead of running, so the loop walks
+back to where it stopped and goes on from there.
+
+The session is a full session: its transcript goes to the configured session store as it
+happens (resume, fork, export and ``follow_session`` work on it). A replay writes the
+transcript again from the start, after removing what the dead run had written, so the
+store never holds two copies of a turn.
 """
 
 from __future__ import annotations
@@ -19,11 +25,14 @@ from loopwright.assemble import resolve_model
 from loopwright.client import open_runtime
 from loopwright.errors import ConfigurationError, LoopwrightError
 from loopwright.loop import agent_loop
-from loopwright.messages import ResultMessage, UserMessage
+from loopwright.messages import ResultMessage, Usage, UserMessage
 from loopwright.options import Options
+from loopwright.sessions import open_store
 
 from .model import DurableModel
+from .settings import worker_settings
 from .tools import durable_tools
+from .versioning import VERSION_STEP_NAME, session_fingerprint, version_mismatch
 
 SESSION_WORKFLOW_NAME = "loopwright.session"
 
@@ -41,23 +50,76 @@ OptionsSource = Options | str
 @DBOS.workflow(name=SESSION_WORKFLOW_NAME)
 async def session_workflow(prompt: str, options: OptionsSource) -> dict[str, Any]:
     """The workflow: returns the run's ResultMessage as a dict."""
-    result = await _run_session(prompt, resolve_options(options), DBOS.workflow_id)
+    resolved = resolve_options(options)
+    workflow_id = DBOS.workflow_id
+    refusal = await _check_version(resolved)
+    if refusal is not None:
+        return _refused(refusal, resolved.session_id or workflow_id).to_dict()
+    result = await _run_session(prompt, resolved, workflow_id)
     return result.to_dict()
+
+
+async def _check_version(options: Options) -> str | None:
+    """Record which code runs this session; on a replay, compare (None: go on)."""
+    current = session_fingerprint(options)
+
+    async def record_version() -> dict[str, str]:
+        return current
+
+    recorded = await DBOS.run_step_async({"name": VERSION_STEP_NAME}, record_version)
+    mismatch = version_mismatch(recorded, current)
+    if mismatch is None or worker_settings().replay_other_versions:
+        return None
+    return mismatch
+
+
+def _refused(reason: str, session_id: str | None) -> ResultMessage:
+    return ResultMessage(
+        subtype="error_during_execution",
+        is_error=True,
+        num_turns=0,
+        session_id=session_id or "",
+        duration_ms=0,
+        duration_api_ms=0,
+        total_cost_usd=None,
+        usage=Usage(),
+        errors=[reason],
+    )
+
+
+async def _first_run_of(step_name: str) -> bool:
+    """True the first time the session gets here; False when a replay passes again."""
+    ran_live = False
+
+    async def mark() -> bool:
+        nonlocal ran_live
+        ran_live = True
+        return True
+
+    await DBOS.run_step_async({"name": step_name}, mark)
+    return ran_live
 
 
 async def _run_session(prompt: str, options: Options, workflow_id: str | None) -> ResultMessage:
     provider = resolve_model(options.model)
-    options = dataclasses.replace(
-        options,
-        model=provider,
-        session_id=options.session_id or workflow_id,
-        # The system database is the durable record; a transcript would be written again,
-        # line by line, on every replay of the workflow.
-        persist_session=False,
+    session_id = options.session_id or workflow_id
+    options = dataclasses.replace(options, model=provider, session_id=session_id)
+    # A resumed session's transcript holds earlier runs too: it is never dropped, so a
+    # replay of one may repeat this run's messages in it.
+    fresh = options.resume is None and not options.continue_conversation
+    replaying = (
+        options.persist_session
+        and fresh
+        and session_id is not None
+        and not await _first_run_of("loopwright.transcript_start")
     )
+    if replaying and session_id is not None:
+        await _forget_transcript(options, session_id)
     rt = await open_runtime(options)
     rt.model = DurableModel(rt.model, provider)
-    rt.tools = durable_tools(rt.tools, options.tool_timeout_seconds)
+    rt.tools = durable_tools(
+        rt.tools, options.tool_timeout_seconds, worker_settings().idempotent_tools
+    )
     result: ResultMessage | None = None
     try:
         async for message in agent_loop(rt, UserMessage(prompt)):
@@ -68,6 +130,16 @@ async def _run_session(prompt: str, options: Options, workflow_id: str | None) -
     if result is None:  # pragma: no cover - the loop always ends with a result
         raise LoopwrightError("the durable run produced no result message")
     return result
+
+
+async def _forget_transcript(options: Options, session_id: str) -> None:
+    """A replay writes the whole transcript again: drop what the dead run had written."""
+    store = open_store(options.session_store, cwd=options.cwd)
+    try:
+        await store.delete(session_id)
+    finally:
+        if options.session_store is None or isinstance(options.session_store, str):
+            await store.aclose()
 
 
 def resolve_options(source: OptionsSource) -> Options:

@@ -1,18 +1,19 @@
 """PostgreSQL store (psycopg 3, async): one row per entry, ordered by a BIGSERIAL.
 
-Install with ``pip install 'loopwright[postgres]'``. One autocommit connection per store,
-opened on first use, and each append is one INSERT (durable when it returns, so ``sync()``
-has nothing to do). Every operation holds the store's lock: a fork's transaction must not
-take in another session's appends (its rollback would drop them, or fail them). A
-connection that broke (server restart, idle timeout, terminated backend) is replaced and
-the operation tried once more, so a long-lived process keeps recording; a retried INSERT
+Install with ``pip install 'loopwright[postgres]'``. Every store on the same connection
+string borrows from one bounded pool per process and event loop (see
+:mod:`loopwright.sessions.postgres_pool`): size it with ``pool_size=`` or
+``$LOOPWRIGHT_PG_POOL_SIZE`` (default 10). Each operation takes a connection for its own
+duration, so a fork's transaction never holds another session's appends; each append is
+one autocommit INSERT (durable when it returns, so ``sync()`` has nothing to do). The table
+is created on first use under an advisory lock, so many processes may start at once on an
+empty database. A connection that broke (server restart, idle timeout, terminated backend)
+is dropped from the pool and the operation tried once more on another; a retried INSERT
 that had in fact committed leaves a duplicate line, which loading tolerates.
 """
 
 from __future__ import annotations
 
-import asyncio
-import importlib
 import os
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Any, TypeVar
@@ -25,6 +26,7 @@ from loopwright.sessions.base import (
     project_of_first_entry,
 )
 from loopwright.sessions.entries import Entry
+from loopwright.sessions.postgres_pool import SharedPool, lease, migrate_once, release
 from loopwright.sessions.sqlrows import decode, entry_row, infos_from_rows
 
 _SCHEMA = """
@@ -49,7 +51,7 @@ _INSERT = (
 
 
 class PostgresStore:
-    """Sessions in a PostgreSQL table (created if missing)."""
+    """Sessions in a PostgreSQL table (created if missing), over a shared pool."""
 
     def __init__(
         self,
@@ -57,34 +59,39 @@ class PostgresStore:
         *,
         cwd: str | os.PathLike[str] | None = None,
         table: str = "loopwright_entries",
+        pool_size: int | None = None,
     ) -> None:
         if not table.isidentifier():
             raise SessionError(f"table name {table!r} must be a plain identifier")
+        if pool_size is not None and pool_size < 1:
+            raise SessionError(f"pool_size={pool_size} must be 1 or more connections")
         self.conninfo = conninfo
         self.default_project = project_key(cwd if cwd is not None else os.getcwd())
+        self.pool_size = pool_size
         self._t = table
-        self._conn: Any = None
-        self._lock = asyncio.Lock()
+        self._shared: SharedPool | None = None
         self._projects: dict[str, str] = {}
 
-    async def _db(self) -> Any:
-        if self._conn is None or self._conn.closed:
-            self._conn = await _connect(self.conninfo)
-            await self._conn.execute(_SCHEMA.format(t=self._t))
-        return self._conn
+    async def _pool(self) -> SharedPool:
+        if self._shared is None:
+            self._shared = await lease(self.conninfo, self.pool_size)
+        await migrate_once(self._shared, self._t, _SCHEMA.format(t=self._t))
+        return self._shared
 
     async def _run(self, operation: Callable[[Any], Awaitable[T]]) -> T:
-        """``operation(connection)`` under the store's lock, once more on a new connection
-        if the first one turned out to be broken."""
-        async with self._lock:
-            db = await self._db()
+        """``operation(connection)`` on a pooled connection, once more on another one if
+        the first turned out to be broken (the pool discards a closed connection)."""
+        shared = await self._pool()
+        async with shared.pool.connection() as db:
             try:
                 return await operation(db)
             except Exception:
                 if not db.closed:
                     raise
-            self._conn = None  # broken: the server or the network dropped it
-            return await operation(await self._db())
+        # What broke one connection (a server restart) likely broke its idle siblings.
+        await shared.pool.check()
+        async with shared.pool.connection() as db:
+            return await operation(db)
 
     async def _project(self, db: Any, session_id: str, first: Entry) -> str:
         known = self._projects.get(session_id)
@@ -161,33 +168,17 @@ class PostgresStore:
         return None  # every INSERT is committed when append returns
 
     async def aclose(self) -> None:
-        async with self._lock:
-            if self._conn is not None:
-                await self._conn.close()
-                self._conn = None
+        shared, self._shared = self._shared, None
+        if shared is not None:
+            await release(self.conninfo, shared)
 
     async def drop_table(self) -> None:
         """Remove the table and everything in it (tests, uninstall)."""
         await self._run(lambda db: db.execute(f"DROP TABLE IF EXISTS {self._t}"))
+        if self._shared is not None:
+            self._shared.migrated.discard(self._t)  # a later use creates it again
 
 
 async def _rows(db: Any, sql: str, args: tuple[Any, ...]) -> list[Any]:
     cursor = await db.execute(sql, args)
     return list(await cursor.fetchall())
-
-
-async def _connect(conninfo: str) -> Any:
-    try:
-        # Imported by name: psycopg is optional and may be absent where the types are checked.
-        psycopg: Any = importlib.import_module("psycopg")
-    except ImportError as exc:  # optional dependency
-        raise SessionError(
-            "the PostgreSQL session store needs psycopg 3: pip install 'loopwright[postgres]'"
-        ) from exc
-    try:
-        return await psycopg.AsyncConnection.connect(conninfo, autocommit=True)
-    except psycopg.OperationalError as exc:
-        raise SessionError(
-            f"cannot connect to PostgreSQL for sessions ({exc}); check the connection "
-            "string and that the server is running"
-        ) from exc

@@ -42,10 +42,21 @@ CompactTrigger = Literal["manual", "auto"]
 class SessionRecorder:
     """Appends a session's messages, snapshots and compactions to a store, in order."""
 
-    def __init__(self, store: SessionStore, session_id: str, *, parent_uuid: str | None = None):
+    def __init__(
+        self,
+        store: SessionStore,
+        session_id: str,
+        *,
+        parent_uuid: str | None = None,
+        first: Entry | None = None,
+    ):
         self.store = store
         self.session_id = session_id
         self._last = parent_uuid
+        # A new session's opening entry that could not be written yet: it goes out with the
+        # first append (or sync), so a store that is down fails inside the run, which ends
+        # it with an error result, not while the session is opened, where it could only raise.
+        self._first = first
         # Messages recorded during the current run: recording one again (the loop's
         # cancellation path re-records the history's last message) must not write a second
         # entry. A run starts with its init message (a run cancelled before its result
@@ -57,9 +68,15 @@ class SessionRecorder:
     def last_uuid(self) -> str | None:
         return self._last
 
+    async def _append(self, entry: Entry) -> None:
+        if self._first is not None:
+            await self.store.append(self.session_id, self._first)
+            self._first = None
+        await self.store.append(self.session_id, entry)
+
     async def _chain(self, kind: Literal["state", "compact"], payload: dict[str, Any]) -> None:
         entry = Entry(kind, self.session_id, payload, parent_uuid=self._last)
-        await self.store.append(self.session_id, entry)
+        await self._append(entry)
         self._last = entry.uuid
 
     async def message(self, message: Message) -> None:
@@ -70,9 +87,7 @@ class SessionRecorder:
             self._this_run.clear()
         elif message.uuid in self._this_run:
             return
-        await self.store.append(
-            self.session_id, message_entry(self.session_id, message, self._last)
-        )
+        await self._append(message_entry(self.session_id, message, self._last))
         self._last = message.uuid
         self._this_run.add(message.uuid)
 
@@ -108,9 +123,12 @@ class SessionRecorder:
 
     async def meta(self, **fields: Any) -> None:
         """Record a session-wide fact (title, tag, cwd…); not part of the conversation."""
-        await self.store.append(self.session_id, meta_entry(self.session_id, **fields))
+        await self._append(meta_entry(self.session_id, **fields))
 
     async def sync(self) -> None:
+        if self._first is not None:  # a session opened and closed without a message
+            await self.store.append(self.session_id, self._first)
+            self._first = None
         await self.store.sync()
 
 
@@ -136,16 +154,21 @@ async def start_session(
 ) -> OpenedSession:
     """A new session, locked for writing; its first entry records the cwd (the project).
 
-    Raises SessionBusyError if a run is already writing a session with this id.
+    Raises SessionBusyError if a run is already writing a session with this id. If the
+    store cannot take the first entry now, it is retried with the session's first message
+    (see SessionRecorder), so the run itself reports the failure.
     """
     lock = lock_for_writing(store, session_id)
+    first = meta_entry(session_id, cwd=os.path.abspath(os.fspath(cwd)), **meta)
     try:
-        recorder = SessionRecorder(store, session_id)
-        await recorder.meta(cwd=os.path.abspath(os.fspath(cwd)), **meta)
+        await store.append(session_id, first)
+    except Exception:  # a database that is down, a full disk: reported by the run itself
+        recorder = SessionRecorder(store, session_id, first=first)
+        return OpenedSession(session_id, recorder, None, lock=lock)
     except BaseException:
         lock.release()
         raise
-    return OpenedSession(session_id, recorder, None, lock=lock)
+    return OpenedSession(session_id, SessionRecorder(store, session_id), None, lock=lock)
 
 
 async def resume_session(

@@ -57,15 +57,24 @@ class SQLiteStore:
         if not table.isidentifier():
             raise SessionError(f"table name {table!r} must be a plain identifier")
         self.path = Path(path) if path is not None else loopwright_home() / "sessions.db"
-        self.path.parent.mkdir(parents=True, exist_ok=True)
         self.default_project = project_key(cwd if cwd is not None else os.getcwd())
         self._t = table
-        self._db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
-        self._db.execute("PRAGMA journal_mode=WAL")
-        self._db.execute("PRAGMA synchronous=NORMAL")
-        self._db.execute("PRAGMA busy_timeout=10000")
-        self._db.executescript(_SCHEMA.format(t=table))
+        self._conn: sqlite3.Connection | None = None
         self._projects: dict[str, str] = {}
+
+    @property
+    def _db(self) -> sqlite3.Connection:
+        """Opened on first use: a database that cannot be opened (a read-only directory, a
+        locked file) then fails inside the run, which ends it with an error result."""
+        if self._conn is None:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            conn = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
+            conn.execute("PRAGMA journal_mode=WAL")
+            conn.execute("PRAGMA synchronous=NORMAL")
+            conn.execute("PRAGMA busy_timeout=10000")
+            conn.executescript(_SCHEMA.format(t=self._t))
+            self._conn = conn
+        return self._conn
 
     def _project(self, session_id: str, first: Entry) -> str:
         known = self._projects.get(session_id)
@@ -124,4 +133,6 @@ class SQLiteStore:
         self._db.execute("PRAGMA wal_checkpoint(PASSIVE)")
 
     async def aclose(self) -> None:
-        self._db.close()
+        if self._conn is not None:
+            self._conn.close()
+            self._conn = None
