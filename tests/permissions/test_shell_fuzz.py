@@ -89,6 +89,18 @@ def _already_open(finding: Finding) -> bool:
     return all(v.what == "crash" and OPEN_CRASH_TEXT in v.detail for v in finding.violations)
 
 
+def test_oracle_without_strace_still_sees_file_changes(campaign: Campaign) -> None:
+    sandbox = campaign.sandbox
+    blind = Sandbox(sandbox.bwrap, None, sandbox.run_dir)
+    try:
+        observation = blind.observe("sort -o out.txt notes.txt")
+    finally:
+        campaign.reset()
+    found = judge(observation, "read_only", frozenset({"sort"}), sandbox.run_dir)
+    assert [v.what for v in found] == ["write"]
+    assert "out.txt" in found[0].detail
+
+
 def test_grammar_is_deterministic_per_seed() -> None:
     first = [Grammar(7).candidate(i).command for i in range(50)]
     again = [Grammar(7).candidate(i).command for i in range(50)]

@@ -26,6 +26,8 @@ def main(argv: list[str] | None = None) -> int:
         print(f"shell fuzzer skipped: {tools}", file=sys.stderr)
         return 2
     bwrap, strace = tools
+    if strace is None:
+        print("strace is missing: only file changes and leaked markers are seen", file=sys.stderr)
     started = time.monotonic()
     with tempfile.TemporaryDirectory(prefix="lw-fuzz-") as work:
         sandbox = Sandbox(bwrap, strace, Path(work) / "run")

@@ -143,12 +143,16 @@ class Campaign:
                 approved.append((profile, verdict.reason))
         return approved
 
+    def reset(self) -> None:
+        """Back to the pristine project, so each command starts from the same tree."""
+        reset_run_dir(self.template, self.sandbox.run_dir)
+
     def observe(self, command: str) -> Observation:
         self.report.ran += 1
         try:
             observation = self.sandbox.observe(command)
         finally:
-            reset_run_dir(self.template, self.sandbox.run_dir)
+            self.reset()
         if observation.exit_code is None:
             self.report.timeouts += 1
         return observation

@@ -18,6 +18,7 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
+from shell_fuzz import snapshot
 from shell_fuzz.trace import TRACED_SYSCALLS, Effect, read_effects
 
 INSTALL_HINT = "apt-get install bubblewrap strace"
@@ -25,15 +26,16 @@ _BWRAP_FALLBACK = "/opt/bwrap/usr/bin/bwrap"
 _OUTPUT_LIMIT = 64 * 1024 * 1024  # RLIMIT_FSIZE: a runaway command cannot fill the disk
 
 
-def find_tools() -> tuple[str, str] | str:
-    """(bwrap, strace) paths, or why the oracle cannot run and how to fix it."""
+def find_tools() -> tuple[str, str | None] | str:
+    """(bwrap, strace or None) paths, or why the oracle cannot run and how to fix it.
+    Without strace the oracle still sees file changes (tree snapshot) and leaked markers,
+    but not which programs ran or which files were opened."""
     bwrap = shutil.which("bwrap") or (
         _BWRAP_FALLBACK if os.access(_BWRAP_FALLBACK, os.X_OK) else None
     )
     strace = shutil.which("strace")
-    missing = [name for name, path in (("bubblewrap", bwrap), ("strace", strace)) if not path]
-    if missing or bwrap is None or strace is None:
-        return f"the shell fuzzer's oracle needs {' and '.join(missing)}: {INSTALL_HINT}"
+    if bwrap is None:
+        return f"the shell fuzzer's oracle needs bubblewrap: {INSTALL_HINT}"
     probe = subprocess.run(
         [bwrap, *_namespace_args(), "--ro-bind", "/", "/", "true"],
         capture_output=True,
@@ -56,7 +58,7 @@ class Observation:
 @dataclass(slots=True)
 class Sandbox:
     bwrap: str
-    strace: str
+    strace: str | None
     run_dir: Path
     timeout: float = 5.0
     bash: str = shutil.which("bash") or "/bin/bash"
@@ -82,21 +84,32 @@ class Sandbox:
         }
 
     def observe(self, command: str) -> Observation:
+        skip = (self.run_dir / "scratch",)
+        before = snapshot.take(self.run_dir, skip)
         with tempfile.TemporaryDirectory(prefix="lw-trace-") as trace_dir:
             trace = Path(trace_dir)
-            argv = [
-                self.strace,
-                *("-f", "-ff", "-qq", "-y", "--pidns-translation", "--seccomp-bpf"),
-                *("-s", "4096", "-o", str(trace / "t"), "-e", f"trace={TRACED_SYSCALLS}"),
-                "--",
-                *self._bwrap_argv(),
-                *(self.bash, "-c", command),
-            ]
+            argv = [*self._bwrap_argv(), self.bash, "-c", command]
+            if self.strace is not None:
+                argv = [*self._strace_argv(trace), "--", *argv]
             with open(trace / "out", "wb") as out:
                 exit_code = self._run(argv, out)
             output = (trace / "out").read_bytes()[:1_000_000].decode("utf-8", "replace")
             effects = read_effects(trace, "t", self.bash, str(self.proj))
-        return Observation(command, tuple(effects), output, exit_code)
+        seen = {e.path for e in effects if e.kind == "write"}
+        unseen = [
+            Effect("write", path, "(untraced)", True, ("(untraced)",), f"tree snapshot: {path}")
+            for path in snapshot.changed(before, snapshot.take(self.run_dir, skip))
+            if path not in seen
+        ]
+        return Observation(command, (*effects, *unseen), output, exit_code)
+
+    def _strace_argv(self, trace: Path) -> list[str]:
+        assert self.strace is not None
+        return [
+            self.strace,
+            *("-f", "-ff", "-qq", "-y", "--pidns-translation", "--seccomp-bpf"),
+            *("-s", "4096", "-o", str(trace / "t"), "-e", f"trace={TRACED_SYSCALLS}"),
+        ]
 
     def _bwrap_argv(self) -> list[str]:
         run = str(self.run_dir)
