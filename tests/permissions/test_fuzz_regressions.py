@@ -48,6 +48,18 @@ _OPEN: list[tuple[str, list[str], str]] = [
         "creates the nested repository x with cfg/hooks/pre-commit planted in x/.git/hooks",
     ),
 ]
+# Read-only approvals (no allow rule) that open a denied file.
+_OPEN_READ_ONLY: list[tuple[str, list[str], str]] = [
+    (
+        "df .env",
+        [],
+        "df opens .env (O_RDONLY, to find its file system); it reads and prints nothing of "
+        "it — the oracle counts any open of a denied file",
+    ),
+    ("timeout 5 df src/../.env src/util.py", [], "df opens .env"),
+    ("df --output=source .e*", [], "df opens .env (the glob reaches it)"),
+]
+_OPEN += _OPEN_READ_ONLY
 OPEN_BYPASSES = frozenset(command for command, _rules, _effect in _OPEN)
 # The analyser raises on a path under /proc it cannot resolve (see the last test): any
 # command that reaches one, e.g. a tree walk from /, is that same open case.
@@ -65,6 +77,8 @@ def root(tmp_path: Path) -> Path:
     project = tmp_path / "proj"
     for directory in (".git/hooks", "cfg/hooks", "secrets", "src"):
         (project / directory).mkdir(parents=True)
+    (project / ".env").write_text("TOKEN=x\n")
+    (project / "src" / "util.py").write_text("")
     (project / "cfg" / "hooks" / "pre-commit").write_text("#!/bin/sh\ntouch pwned\n")
     return project
 
@@ -77,12 +91,14 @@ def root(tmp_path: Path) -> Path:
             allow,
             effect,
             id=command,
-            marks=pytest.mark.xfail(strict=True, reason=f"open bypass: {effect}"),
+            marks=pytest.mark.xfail(
+                strict=True, raises=AssertionError, reason=f"open bypass: {effect}"
+            ),
         )
         for command, allow, effect in _OPEN
     ],
 )
-def test_git_rule_never_approves_changing_git_config_or_hooks(
+def test_open_bypass_is_not_approved(
     root: Path, command: str, allow: list[str], effect: str
 ) -> None:
     assert _verdict(root, command, allow) != "allow", effect
@@ -104,6 +120,7 @@ def _unreadable_proc_link() -> str | None:
 @pytest.mark.parametrize("command", ["ls /proc/1/cwd", "find -name -H /"])
 @pytest.mark.xfail(
     strict=True,
+    raises=PermissionError,
     reason="open: evaluate raises PermissionError (realpath of an unreadable /proc link) "
     "instead of answering; the executor does not catch it, so the run ends",
 )

@@ -45,6 +45,7 @@ def _violations(campaign: Campaign, command: str, named: set[str], budget: Budge
     [
         ("sort -o out.txt notes.txt", {"sort"}, "read_only", "write"),
         ("cat secrets/key", {"cat"}, "read_only", "denied-read"),
+        ("df secrets/key", {"df"}, "read_only", "denied-open"),
         ("cat link-to-env", {"cat"}, "read_only", "leak"),
         ("cat ../outside/file", {"cat"}, "read_only", "outside-read"),
         ("x='$(touch pwned)'; echo ${x@P}", {"echo"}, "rule", "exec"),

@@ -19,7 +19,7 @@ Known helpers, decided once here rather than per finding:
   program named after them, which is itself a named program;
 - git may exec its own helpers in /usr/lib/git-core when git is named, also through
   ``sh`` (its transports); anything else sh starts under git is a finding;
-- xargs with no command runs echo;
+- xargs with no command runs echo; egrep and fgrep are scripts that exec grep;
 - git refreshes ``.git/index`` through ``.git/index.lock`` even for ``git status``: that
   write is harmless and allowed in every budget;
 - npm may exec node/npm and keep its cache and logs in ~/.npm (``npm run`` against a
@@ -46,22 +46,29 @@ WRAPPERS = frozenset(
     {"env", "timeout", "nice", "nohup", "xargs", "stdbuf", "setsid", "time", "command"}
 )
 _GIT_CORE = "/usr/lib/git-core/"
+# Programs that are shell scripts in front of another one (egrep is `exec grep -E "$@"`).
+_SCRIPT_FRONTS = {"egrep": "grep", "fgrep": "grep"}
 _NODE = frozenset({"npm", "node"})
 _DEVICES = ("/dev/", "/proc/self/fd/")
 _PROTECTED_DIRS = frozenset(
     {".claude", ".loopwright", ".vscode", ".idea", ".husky", ".devcontainer", ".cargo"}
     | {".yarn", ".mvn"}
 )
+# Configuration a tool reads from whatever directory it runs in.
 _PROTECTED_NAMES = frozenset(
+    {".gitmodules", ".mcp.json", ".envrc", ".npmrc", ".yarnrc", ".yarnrc.yml"}
+    | {".pre-commit-config.yaml"}
+)
+# Read from $HOME only (HOME itself is outside the project, so any write there is a finding).
+_HOME_DOTFILES = frozenset(
     {".bashrc", ".bash_profile", ".profile", ".zshrc", ".zprofile", ".zshenv", ".zlogin"}
-    | {".bash_login", ".bash_logout", ".gitconfig", ".gitmodules", ".mcp.json", ".envrc"}
-    | {".npmrc", ".yarnrc", ".yarnrc.yml", ".pre-commit-config.yaml"}
+    | {".bash_login", ".bash_logout", ".gitconfig"}
 )
 
 
 @dataclass(frozen=True, slots=True)
 class Violation:
-    what: Literal["exec", "write", "denied-read", "outside-read", "leak", "crash"]
+    what: Literal["exec", "write", "denied-read", "denied-open", "outside-read", "leak", "crash"]
     detail: str
 
 
@@ -78,7 +85,7 @@ def judge(
             case "exec":
                 if not _exec_allowed(effect, named):
                     found.append(Violation("exec", f"{effect.image} executed {effect.path}"))
-            case "read":
+            case "read" | "data":
                 found.extend(_read_violation(effect, run_dir))
             case "write":
                 if (reason := _write_violation(effect, budget, named, run_dir)) is not None:
@@ -94,6 +101,8 @@ def _exec_allowed(effect: Effect, named: frozenset[str]) -> bool:
         return True  # the shell, or a wrapper the command names, starts a named program
     if effect.image == "xargs" and program == "echo":
         return True  # xargs without a command runs echo
+    if _SCRIPT_FRONTS.get(effect.image) == program:
+        return True
     if "git" in named and "git" in effect.lineage:
         under_git = effect.lineage[effect.lineage.index("git") :]
         if all(
@@ -114,10 +123,14 @@ def _exec_allowed(effect: Effect, named: frozenset[str]) -> bool:
 def _read_violation(effect: Effect, run_dir: Path) -> list[Violation]:
     rel = _relative(effect.path, run_dir / "proj")
     if rel is not None and (rel.startswith("secrets/") or os.path.basename(rel) == ".env"):
-        return [Violation("denied-read", f"{effect.image} opened the denied file {rel}")]
+        if effect.kind == "data":
+            return [Violation("denied-read", f"{effect.image} read the denied file {rel}")]
+        # An open alone (df, to find the file system) shows no contents, but the brief
+        # counts it: it is reported, and says that nothing was read if nothing was.
+        return [Violation("denied-open", f"{effect.image} opened the denied file {rel}")]
     for canary in ("outside/file", "home/notes.txt"):
         if effect.path == str(run_dir / canary):
-            return [Violation("outside-read", f"{effect.image} read {canary}")]
+            return [Violation("outside-read", f"{effect.image} opened or read {canary}")]
     return []
 
 
@@ -147,24 +160,31 @@ def _write_violation(
     if effect.image not in SHELLS and effect.image not in named:
         return f"{effect.image}, which the command does not name, changed {rel}"
     parts = rel.split("/")
-    if parts[0] == ".git":
-        if budget == "rule" and effect.image.startswith("git") and not _git_runs_it(parts):
+    if ".git" in parts:
+        inner = parts[parts.index(".git") + 1 :]
+        nested = parts[0] != ".git"
+        if budget == "rule" and effect.image.startswith("git") and not _git_runs_it(inner, nested):
             return None
         return f"it changed the protected path {rel}"
     if any(p in _PROTECTED_DIRS for p in parts) or parts[-1] in _PROTECTED_NAMES:
         return f"it changed the protected path {rel}"
+    if len(parts) == 1 and parts[0] in _HOME_DOTFILES:
+        return f"it changed the protected path {rel}"  # the project may be someone's home
     return None
 
 
-def _git_runs_it(parts: list[str]) -> bool:
-    """A file inside .git that git reads as configuration or runs: config, hooks,
-    submodule repositories, a worktree's config, commondir (which moves the repository)
-    — or the .git directory itself."""
-    if len(parts) < 2:
+def _git_runs_it(inner: list[str], nested: bool) -> bool:
+    """A file inside a .git directory that git reads as configuration or runs: config,
+    hooks, submodule repositories, a worktree's config, commondir (which moves the
+    repository) — or the project's .git directory itself. In a repository git created
+    inside the project (clone, worktree) only real hooks count: git writes the rest."""
+    if nested:
+        return len(inner) > 1 and inner[0] == "hooks" and not inner[-1].endswith(".sample")
+    if not inner:
         return True
-    if parts[1].startswith(("config", "hooks", "modules", "commondir")):
+    if inner[0].startswith(("config", "hooks", "modules", "commondir")):
         return True
-    return parts[1] == "worktrees" and parts[-1].startswith("config")
+    return inner[0] == "worktrees" and inner[-1].startswith("config")
 
 
 def _relative(path: str, root: Path) -> str | None:

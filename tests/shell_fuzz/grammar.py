@@ -135,8 +135,8 @@ class Grammar:
         words.programs.add(name)
         options, operands = spec
         out = [self._word(name)]
-        for _ in range(self._count(options, 0.6)):
-            out.append(self._fill(self._pick(options)))
+        chosen = [self._fill(self._pick(options)) for _ in range(self._count(options, 0.6))]
+        out.extend(self._respell(chosen))
         for _ in range(self._count(operands, 0.7)):
             out.append(
                 self._arg() if self.rng.random() < 0.35 else self._fill(self._pick(operands))
@@ -158,6 +158,24 @@ class Grammar:
         return out
 
     # ----------------------------------------------------------------- words
+
+    def _respell(self, options: list[str]) -> list[str]:
+        """Spell options the other ways programs accept: GNU abbreviations of long
+        options (--outp=x), clustered short flags (-rn), a value glued to its flag."""
+        out: list[str] = []
+        for option in options:
+            roll = self.rng.random()
+            long_name, eq, value = option.partition("=")
+            if roll < 0.25 and long_name.startswith("--") and len(long_name) > 5:
+                cut = self.rng.randint(4, len(long_name) - 1)
+                out.append(long_name[:cut] + eq + value)
+            elif roll < 0.45 and out and _short_flag(out[-1]) and _short_flag(option):
+                out[-1] += option[1:]
+            elif roll < 0.55 and out and _short_flag(out[-1]) and not option.startswith("-"):
+                out[-1] += option
+            else:
+                out.append(option)
+        return out
 
     def _arg(self) -> str:
         roll = self.rng.random()
@@ -211,3 +229,7 @@ class Grammar:
 
     def _pick(self, pool: Sequence[str]) -> str:
         return pool[self.rng.randrange(len(pool))]
+
+
+def _short_flag(word: str) -> bool:
+    return len(word) >= 2 and word[0] == "-" and word[1] != "-" and word[1:].isalnum()

@@ -20,10 +20,12 @@ from typing import Literal
 TRACED_SYSCALLS = (
     "execve,execveat,open,openat,openat2,creat,rename,renameat,renameat2,unlink,unlinkat,"
     "mkdir,mkdirat,rmdir,link,linkat,symlink,symlinkat,truncate,chmod,fchmodat,chown,"
-    "lchown,fchownat,utimensat,mknod,mknodat,chdir,fchdir,clone,clone3,fork,vfork"
+    "lchown,fchownat,utimensat,mknod,mknodat,chdir,fchdir,clone,clone3,fork,vfork,"
+    "read,pread64,readv,preadv,preadv2,mmap,sendfile,copy_file_range,splice"
 )
 
-EffectKind = Literal["exec", "read", "write"]
+# "read" is an open for reading; "data" is a call that took bytes out of an open file.
+EffectKind = Literal["exec", "read", "data", "write"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -67,6 +69,18 @@ _LINE = re.compile(r"^(?P<name>[a-z0-9_]+)\((?P<args>.*)\)\s+=\s+(?P<ret>.*)$")
 _CHILD = re.compile(r"^(\d+)(?: /\* (\d+) in strace's PID NS \*/)?")
 _FD_PATH = re.compile(r"^-?\d+<(.*)>")
 _FORKS = frozenset({"clone", "clone3", "fork", "vfork"})
+# Calls that take data out of a file, and which argument is the file's descriptor.
+_DATA_FD = {
+    "read": 0,
+    "pread64": 0,
+    "readv": 0,
+    "preadv": 0,
+    "preadv2": 0,
+    "mmap": 4,
+    "sendfile": 1,
+    "copy_file_range": 0,
+    "splice": 0,
+}
 
 
 @dataclass(frozen=True, slots=True)
@@ -152,6 +166,12 @@ def _chdir_target(call: _Call, cwd: str) -> str:
 
 def _file_effects(call: _Call, lineage: tuple[str, ...], cwd: str) -> Iterator[Effect]:
     ok, image = not call.ret.startswith("-1"), lineage[-1]
+    if call.name in _DATA_FD:
+        index = _DATA_FD[call.name]
+        source = _FD_PATH.match(call.args[index]) if index < len(call.args) else None
+        if source and source.group(1).startswith("/") and ok and not call.ret.startswith("0"):
+            yield Effect("data", source.group(1), image, ok, lineage, call.line)
+        return
     if call.name in ("open", "openat", "openat2"):
         path_index = 0 if call.name == "open" else 1
         flags = set(re.findall(r"\bO_[A-Z]+\b", ",".join(call.args[path_index + 1 :])))
