@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 RUN_STAMP := $(VENV)/.installed-run
 DEV_STAMP := $(VENV)/.installed-dev
 
-.PHONY: demo test lint typecheck pytest bench format clean
+.PHONY: demo test lint typecheck pytest bench format clean fuzz
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -38,6 +38,13 @@ pytest: $(DEV_STAMP)
 
 bench: $(DEV_STAMP)
 	$(BIN)/python benchmarks/run.py
+
+# The shell analyser's differential fuzzer: FUZZ_SECONDS of generated commands, every
+# approved one run in bubblewrap under strace (needs: apt-get install bubblewrap strace).
+FUZZ_SECONDS ?= 600
+FUZZ_SEED ?= 1
+fuzz: $(DEV_STAMP)
+	cd tests && PATH="$$PATH:/opt/bwrap/usr/bin" ../$(BIN)/python -m shell_fuzz --seconds $(FUZZ_SECONDS) --seed $(FUZZ_SEED)
 
 format: $(DEV_STAMP)
 	$(BIN)/ruff format src tests benchmarks examples
