@@ -6,10 +6,12 @@ import asyncio
 import email.utils
 import json
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Hashable, Mapping
 from typing import Any, Generic, Protocol, TypeVar
 
 from loopwright.messages import ToolUseBlock
+from loopwright.models._client_pool import PooledClients, shared_client
+from loopwright.models.capabilities import Capabilities
 
 # Phrases providers use when the prompt does not fit; matched case-insensitively because
 # the wording (not the status code) is the only stable signal across servers.
@@ -116,12 +118,37 @@ class ClientPerLoop(Generic[ClientT]):
             await client.close()
 
 
+def client_source(
+    key: Hashable, factory: Callable[[], ClientT], *, share: bool
+) -> ClientPerLoop[ClientT] | PooledClients:
+    """Where a provider gets its SDK client: its own (per event loop), or the process's
+    shared one for ``key`` when the provider was made from a model string."""
+    if share:
+        return PooledClients(shared_client(key, factory))
+    return ClientPerLoop(factory)
+
+
 class SDKProvider:
     """What every provider on an official SDK shares: its model id as ``name`` (used for
-    pricing and reports) and one SDK client per event loop, closed by ``aclose()``."""
+    pricing and reports), its capabilities, and its SDK client (one per event loop, or the
+    process's shared one), released by ``aclose()``.
+
+    ``created_by_loopwright`` is true for providers made from a model string: the runtime
+    closes those at the end of a session, and leaves providers the user built alone.
+    """
 
     _model: str
-    _clients: ClientPerLoop[Any]
+    _clients: ClientPerLoop[Any] | PooledClients
+    capabilities: Capabilities
+    created_by_loopwright: bool = False
+
+    @property
+    def context_window(self) -> int:
+        return self.capabilities.context_window
+
+    @property
+    def supports_reasoning(self) -> bool:
+        return self.capabilities.reasoning
 
     @property
     def name(self) -> str:
