@@ -121,6 +121,18 @@ def check_tool_choice(settings: ModelSettings | None, tool_names: Sequence[str])
         )
 
 
+def check_provider_settings(
+    provider: object, settings: ModelSettings | None, server_tools: Sequence[ServerTool]
+) -> None:
+    """Ask the provider (before any request) whether it can send these settings and
+    hosted tools; offline models (scripted, test) have nothing to refuse."""
+    if settings is None and not server_tools:
+        return
+    check = getattr(provider, "check_settings", None)
+    if check is not None:
+        check(settings, server_tools)
+
+
 def server_tool_name(tool: ServerTool) -> str:
     """The short name of a server tool, or the ``name``/``type`` of a provider dict."""
     if isinstance(tool, str):
