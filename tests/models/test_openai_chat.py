@@ -76,6 +76,8 @@ async def test_reasoning_content_becomes_thinking_and_goes_back_with_its_tool_ca
     assert s.requests[0].headers["authorization"] == "Bearer not-needed"
     sent = s.requests[1].body["messages"][1]
     # Kimi, GLM and DeepSeek's thinking tool use want the reasoning of a tool-call turn back.
-    assert sent["reasoning_content"] == "hmm" and sent["tool_calls"][0]["function"]["name"] == "Read"
+    assert (
+        sent["reasoning_content"] == "hmm" and sent["tool_calls"][0]["function"]["name"] == "Read"
+    )
     for body in s.bodies("/chat/completions"):
         validate(CompletionCreateParamsStreaming, body)

@@ -126,8 +126,9 @@ class ChatAssembly:
             ordinal = len(self.calls)
             new_id = call_id or f"call_{ordinal}_{self.message_id or 'chat'}"
             name = function.get("name") or ""
-            state = {"ordinal": ordinal, "id": new_id, "name": name, "arguments": []}
-            self.calls[index] = state
+            fresh: dict[str, Any] = {"ordinal": ordinal, "id": new_id, "name": name}
+            fresh["arguments"] = []
+            self.calls[index] = state = fresh
             events.append(ToolCallStart(ordinal, new_id, name, raw=chunk))
         arguments = function.get("arguments")
         if isinstance(arguments, str) and arguments:

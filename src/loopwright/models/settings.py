@@ -159,7 +159,7 @@ def parse_setting(settings: ModelSettings, assignment: str) -> ModelSettings:
         "top_p": float,
         "seed": int,
         "parallel_tool_calls": _flag,
-        "stop": lambda v: tuple(v.split(",")),
+        "stop": _stop_list,
     }
     if key in ("extra_headers", "extra_body", "metadata"):
         raise ConfigurationError(f"--setting {key}=… is not supported; use --setting KEY=VALUE")
@@ -177,6 +177,10 @@ def parse_setting(settings: ModelSettings, assignment: str) -> ModelSettings:
     except json.JSONDecodeError:
         parsed = value
     return dataclasses.replace(settings, extra_body={**settings.extra_body, key: parsed})
+
+
+def _stop_list(value: str) -> tuple[str, ...]:
+    return tuple(value.split(","))
 
 
 def _flag(value: str) -> bool:
