@@ -33,6 +33,20 @@ _SERVER_TOOLS: dict[str, tuple[dict[str, Any], str | None]] = {
 def check_settings(settings: ModelSettings | None, server_tools: Sequence[ServerTool]) -> None:
     """Refuse, before the first request, what this API cannot carry."""
     if settings is not None:
+        sampling = [
+            name
+            for name, value in (("temperature", settings.temperature), ("top_p", settings.top_p))
+            if value is not None
+        ]
+        if sampling:
+            # The current Messages API (anthropic 2.x request types) has no sampling
+            # controls; older models behind compatible servers may still take them.
+            raise unsupported(
+                _API,
+                sampling,
+                "remove them, or send them through model_settings.extra_body (e.g. "
+                "{'temperature': 0.2}) to a server that still accepts them",
+            )
         refused: list[str] = []
         if settings.seed is not None:
             refused.append("seed")
@@ -82,10 +96,6 @@ def server_tool_params(tools: Sequence[ServerTool]) -> tuple[list[dict[str, Any]
 def apply_settings(body: dict[str, Any], settings: ModelSettings) -> None:
     """Write the settings into a Messages request body (in place)."""
     check_settings(settings, [])
-    if settings.temperature is not None:
-        body["temperature"] = settings.temperature
-    if settings.top_p is not None:
-        body["top_p"] = settings.top_p
     if settings.stop is not None:
         body["stop_sequences"] = list(settings.stop)
     choice = _tool_choice(settings)
