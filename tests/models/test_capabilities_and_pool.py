@@ -111,3 +111,12 @@ async def test_sessions_on_model_strings_close_their_share_but_not_user_models()
         assert result.subtype == "success"
         await mine.aclose()
         assert my_client.is_closed()
+
+
+async def test_default_max_tokens_stays_within_the_models_output_limit() -> None:
+    with FakeAnthropicServer([text("a"), text("b")]) as server:
+        older = AnthropicModel("claude-3-5-haiku-latest", api_key="k", base_url=server.base_url)
+        current = AnthropicModel("claude-sonnet-5-5", api_key="k", base_url=server.base_url)
+        await collect(older, ask())
+        await collect(current, ask())
+    assert [body["max_tokens"] for body in server.bodies("/v1/messages")] == [8_192, 32_000]

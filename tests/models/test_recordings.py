@@ -7,6 +7,7 @@ next request, validated against the SDKs' own request TypedDicts.
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -246,3 +247,16 @@ async def test_a_cut_stream_alone_raises_a_stream_error() -> None:
         with pytest.raises(ModelError) as caught:
             await collect(model, request())
     assert caught.value.kind == "stream" and caught.value.retryable
+
+
+async def test_server_blocks_and_citations_survive_the_transcript() -> None:
+    with FakeAnthropicServer([recording("anthropic_web_search_citations.sse")]) as server:
+        model = AnthropicModel("claude-sonnet-4-5", api_key="k", base_url=server.base_url)
+        _, response = await collect(model, request())
+    message = AssistantMessage(response.content)
+    restored = AssistantMessage.from_dict(json.loads(json.dumps(message.to_dict())))
+    assert restored == message
+    cited = restored.content[3]
+    assert isinstance(cited, TextBlock) and cited.provider_data == response.content[3].provider_data
+    assert isinstance(restored.content[2], ServerToolBlock)
+    assert restored.content[2].provider_data == response.content[2].provider_data

@@ -49,9 +49,12 @@ def wire_tool_id(call_id: str) -> str:
     return f"{_NOT_TOOL_ID.sub('_', call_id)}_{digest}"
 
 
-def build_body(request: ModelRequest, model: str) -> tuple[dict[str, Any], list[str]]:
-    """The request body and the beta flags it needs."""
-    max_tokens = request.max_tokens or DEFAULT_MAX_TOKENS
+def build_body(
+    request: ModelRequest, model: str, *, output_limit: int | None = None
+) -> tuple[dict[str, Any], list[str]]:
+    """The request body and the beta flags it needs. Without a max_tokens of its own the
+    request asks for DEFAULT_MAX_TOKENS, or the model's output limit if that is lower."""
+    max_tokens = request.max_tokens or min(DEFAULT_MAX_TOKENS, output_limit or DEFAULT_MAX_TOKENS)
     body: dict[str, Any] = {
         "model": model,
         "messages": convert_messages(request.messages),

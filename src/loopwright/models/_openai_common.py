@@ -13,9 +13,11 @@ from loopwright.messages import Usage
 from loopwright.models._client_pool import PooledClients
 from loopwright.models._wire import (
     ClientPerLoop,
+    Timeout,
     client_source,
     is_context_overflow,
     retry_after_seconds,
+    timeout_arguments,
 )
 
 PROVIDER = "openai"
@@ -25,7 +27,7 @@ def make_clients(
     *,
     api_key: str | None,
     base_url: str | None,
-    timeout: float | None,
+    timeout: Timeout,
     max_retries: int,
     default_headers: Mapping[str, str] | None,
     http_client: httpx2.AsyncClient | None,
@@ -38,10 +40,10 @@ def make_clients(
         return openai.AsyncOpenAI(
             api_key=api_key,
             base_url=base_url,
-            timeout=timeout,
             max_retries=max_retries,
             default_headers=default_headers,
             http_client=http_client,
+            **timeout_arguments(timeout),
         )
 
     headers = tuple(sorted((default_headers or {}).items()))

@@ -7,7 +7,7 @@ import email.utils
 import json
 import time
 from collections.abc import Callable, Hashable, Mapping
-from typing import Any, Generic, Protocol, TypeVar
+from typing import Any, Generic, Literal, Protocol, TypeVar
 
 from loopwright.messages import ToolUseBlock
 from loopwright.models._client_pool import PooledClients, shared_client
@@ -69,6 +69,16 @@ def retry_after_seconds(headers: Mapping[str, str] | None) -> float | None:
     if parsed is None:
         return None
     return max(0.0, email.utils.mktime_tz(parsed) - time.time())
+
+
+# A provider's ``timeout`` default: the SDK's own (10 min to read, 5 s to connect), so our
+# requests carry the same timeout headers as the SDK's own calls.
+SDK_DEFAULT_TIMEOUT: Literal["sdk-default"] = "sdk-default"
+Timeout = float | None | Literal["sdk-default"]
+
+
+def timeout_arguments(timeout: Timeout) -> dict[str, Any]:
+    return {} if timeout == SDK_DEFAULT_TIMEOUT else {"timeout": timeout}
 
 
 def json_content(body: Mapping[str, Any]) -> bytes:

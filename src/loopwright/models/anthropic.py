@@ -13,6 +13,7 @@ from typing import Any, cast
 
 import anthropic
 import httpx2
+from anthropic.lib._tracing._api_call import messages_create_request_attributes
 from anthropic.types import Message, RawMessageStreamEvent
 from anthropic.types.beta import BetaMessage, BetaRawMessageStreamEvent
 
@@ -22,11 +23,14 @@ from loopwright.models._anthropic_blocks import finish_block, start_block
 from loopwright.models._anthropic_settings import check_settings
 from loopwright.models._anthropic_wire import PROVIDER, build_body, count_tokens_body
 from loopwright.models._wire import (
+    SDK_DEFAULT_TIMEOUT,
     SDKProvider,
+    Timeout,
     client_source,
     is_context_overflow,
     json_content,
     retry_after_seconds,
+    timeout_arguments,
 )
 from loopwright.models.base import (
     ModelEvent,
@@ -62,7 +66,7 @@ class AnthropicModel(SDKProvider):
         *,
         api_key: str | None = None,
         base_url: str | None = None,
-        timeout: float | None = 600.0,
+        timeout: Timeout = SDK_DEFAULT_TIMEOUT,
         max_retries: int = 0,
         default_headers: Mapping[str, str] | None = None,
         http_client: httpx2.AsyncClient | None = None,
@@ -84,10 +88,10 @@ class AnthropicModel(SDKProvider):
             return anthropic.AsyncAnthropic(
                 api_key=api_key,
                 base_url=base_url,
-                timeout=timeout,
                 max_retries=max_retries,
                 default_headers=default_headers,
                 http_client=http_client,
+                **timeout_arguments(timeout),
             )
 
         headers = tuple(sorted((default_headers or {}).items()))
@@ -104,7 +108,8 @@ class AnthropicModel(SDKProvider):
 
     async def stream(self, request: ModelRequest) -> AsyncIterator[ModelEvent]:
         client = self._clients.get()
-        body, betas = build_body(request, self._wire_model)
+        limit = self.capabilities.max_output_tokens
+        body, betas = build_body(request, self._wire_model, output_limit=limit)
         betas += self._betas
         extra_headers = request.settings.extra_headers if request.settings else {}
         try:
@@ -137,6 +142,16 @@ class AnthropicModel(SDKProvider):
         return counted.input_tokens
 
 
+# The SDK's own OpenTelemetry span for messages.create (and the traceparent header it
+# sends), which a plain post() would not open. Internal request options of the SDK, as
+# its own create() passes them; tests compare our requests with create()'s.
+_TRACED: Any = {
+    "span_name": "anthropic.messages.create",
+    "span_route": "/v1/messages",
+    "span_attributes": messages_create_request_attributes,
+}
+
+
 async def _post_messages(
     client: anthropic.AsyncAnthropic,
     body: dict[str, Any],
@@ -151,18 +166,19 @@ async def _post_messages(
     Our body is plain JSON that needs neither; the tests validate it against the same
     TypedDicts instead.
     """
+    options: dict[str, Any] = dict(_TRACED)
+    if extra_headers:
+        options["headers"] = dict(extra_headers)
     if betas:
-        options: anthropic.RequestOptions = {
-            "headers": {**extra_headers, "anthropic-beta": ",".join(betas)},
-            "params": {"beta": "true"},
-        }
+        options["headers"] = {**extra_headers, "anthropic-beta": ",".join(betas)}
+        options["params"] = {"beta": "true"}
         return await client.post(
             "/v1/messages",
             content=json_content(body),
             cast_to=BetaMessage,
             stream=True,
             stream_cls=anthropic.AsyncStream[BetaRawMessageStreamEvent],
-            options=options,
+            options=cast(anthropic.RequestOptions, options),
         )
     return await client.post(
         "/v1/messages",
@@ -170,7 +186,7 @@ async def _post_messages(
         cast_to=Message,
         stream=True,
         stream_cls=anthropic.AsyncStream[RawMessageStreamEvent],
-        options={"headers": dict(extra_headers)} if extra_headers else {},
+        options=cast(anthropic.RequestOptions, options),
     )
 
 

@@ -35,7 +35,13 @@ from loopwright.messages import (
 from loopwright.models._chat_stream import API, ChatAssembly
 from loopwright.models._openai_common import PROVIDER, make_clients, map_error, request_options
 from loopwright.models._openai_settings import apply_settings, check_settings
-from loopwright.models._wire import SDKProvider, json_content, tool_arguments_json
+from loopwright.models._wire import (
+    SDK_DEFAULT_TIMEOUT,
+    SDKProvider,
+    Timeout,
+    json_content,
+    tool_arguments_json,
+)
 from loopwright.models.base import ModelEvent, ModelRequest
 from loopwright.models.capabilities import Capabilities, capabilities_for
 from loopwright.models.settings import ModelSettings, ServerTool
@@ -50,7 +56,7 @@ class OpenAIChatModel(SDKProvider):
         *,
         api_key: str | None = None,
         base_url: str | None = None,
-        timeout: float | None = 600.0,
+        timeout: Timeout = SDK_DEFAULT_TIMEOUT,
         max_retries: int = 0,
         default_headers: Mapping[str, str] | None = None,
         http_client: httpx2.AsyncClient | None = None,

@@ -33,7 +33,13 @@ from loopwright.models._openai_common import (
 )
 from loopwright.models._openai_settings import apply_settings, check_settings, server_tool_params
 from loopwright.models._responses_output import Assembly
-from loopwright.models._wire import SDKProvider, json_content, tool_arguments_json
+from loopwright.models._wire import (
+    SDK_DEFAULT_TIMEOUT,
+    SDKProvider,
+    Timeout,
+    json_content,
+    tool_arguments_json,
+)
 from loopwright.models.base import ModelEvent, ModelRequest
 from loopwright.models.capabilities import Capabilities, capabilities_for
 from loopwright.models.settings import ModelSettings, ServerTool
@@ -52,7 +58,7 @@ class OpenAIResponsesModel(SDKProvider):
         *,
         api_key: str | None = None,
         base_url: str | None = None,
-        timeout: float | None = 600.0,
+        timeout: Timeout = SDK_DEFAULT_TIMEOUT,
         max_retries: int = 0,
         default_headers: Mapping[str, str] | None = None,
         http_client: httpx2.AsyncClient | None = None,
