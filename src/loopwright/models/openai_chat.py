@@ -121,6 +121,8 @@ class OpenAIChatModel(SDKProvider):
                 if sse.data.startswith("[DONE]"):
                     assembly.done = True
                     break
+                if not sse.data.strip():
+                    continue  # a keep-alive with an empty data line
                 for event in assembly.handle(sse.json()):
                     yield event
             for event in assembly.flush():
