@@ -41,10 +41,6 @@ class SharedClient:
             del self._per_loop[loop]
             await entry[0].close()
 
-    def users(self, loop: asyncio.AbstractEventLoop) -> int:
-        entry = self._per_loop.get(loop)
-        return 0 if entry is None else int(entry[1])
-
 
 _POOL: dict[Hashable, SharedClient] = {}
 

@@ -24,7 +24,6 @@ ReasoningSummary = Literal["auto", "concise", "detailed", "none"]
 # "web_search", "web_fetch", "code_execution", or a provider's own tool definition.
 ServerTool: TypeAlias = str | Mapping[str, Any]
 SERVER_TOOL_NAMES = ("web_search", "web_fetch", "code_execution")
-TOOL_CHOICE_MODES: tuple[ToolChoiceMode, ...] = ("auto", "any", "none")
 REASONING_SUMMARIES: tuple[ReasoningSummary, ...] = ("auto", "concise", "detailed", "none")
 
 
@@ -57,12 +56,6 @@ class ModelSettings:
         elif self.stop is not None:
             object.__setattr__(self, "stop", tuple(self.stop))
         _check_ranges(self)
-
-    @property
-    def named_tool(self) -> str | None:
-        """The tool the model must call, when ``tool_choice`` names one."""
-        choice = self.tool_choice
-        return None if choice is None or choice in TOOL_CHOICE_MODES else choice
 
     def set_fields(self) -> list[str]:
         """The portable settings given (not None), by name, for error messages."""
@@ -110,17 +103,6 @@ def unsupported(provider: str, names: Sequence[str], hint: str = "") -> Configur
     return ConfigurationError(f"{provider} does not support {listed}; {advice}")
 
 
-def check_tool_choice(settings: ModelSettings | None, tool_names: Sequence[str]) -> None:
-    """A named tool_choice must name a tool the model is offered."""
-    name = settings.named_tool if settings is not None else None
-    if name is not None and name not in tool_names:
-        offered = ", ".join(tool_names) or "none"
-        raise ConfigurationError(
-            f"tool_choice names {name!r}, which is not one of the tools offered "
-            f"({offered}); use auto, any, none or one of those names"
-        )
-
-
 def check_provider_settings(
     provider: object, settings: ModelSettings | None, server_tools: Sequence[ServerTool]
 ) -> None:
@@ -131,13 +113,6 @@ def check_provider_settings(
     check = getattr(provider, "check_settings", None)
     if check is not None:
         check(settings, server_tools)
-
-
-def server_tool_name(tool: ServerTool) -> str:
-    """The short name of a server tool, or the ``name``/``type`` of a provider dict."""
-    if isinstance(tool, str):
-        return tool
-    return str(tool.get("name") or tool.get("type") or "?")
 
 
 def parse_setting(settings: ModelSettings, assignment: str) -> ModelSettings:
