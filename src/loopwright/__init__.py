@@ -18,6 +18,7 @@ _EXPORTS: dict[str, str] = {
     "Client": "loopwright.client",
     "Options": "loopwright.options",
     "AgentDefinition": "loopwright.options",
+    "ModelSettings": "loopwright.options",
     "tool": "loopwright.tools.base",
     "Tool": "loopwright.tools.base",
     "ToolResult": "loopwright.tools.base",
@@ -40,6 +41,7 @@ _EXPORTS: dict[str, str] = {
     "ToolUseBlock": "loopwright.messages",
     "ToolResultBlock": "loopwright.messages",
     "ImageBlock": "loopwright.messages",
+    "ServerToolBlock": "loopwright.messages",
     "Usage": "loopwright.messages",
     "message_from_dict": "loopwright.messages",
 }
@@ -55,9 +57,11 @@ __all__ = [
     "Model",
     "ModelError",
     "ModelRequest",
+    "ModelSettings",
     "Options",
     "ResultError",
     "ResultMessage",
+    "ServerToolBlock",
     "StreamEvent",
     "SystemMessage",
     "TextBlock",
@@ -85,6 +89,7 @@ if TYPE_CHECKING:
         ImageBlock,
         Message,
         ResultMessage,
+        ServerToolBlock,
         StreamEvent,
         SystemMessage,
         TextBlock,
@@ -96,7 +101,7 @@ if TYPE_CHECKING:
         message_from_dict,
     )
     from loopwright.models.base import Model, ModelRequest, ThinkingConfig
-    from loopwright.options import AgentDefinition, Options
+    from loopwright.options import AgentDefinition, ModelSettings, Options
     from loopwright.tools.base import Tool, ToolContext, ToolResult, tool
 
 

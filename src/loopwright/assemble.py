@@ -21,6 +21,7 @@ from loopwright.errors import ConfigurationError
 from loopwright.extensions import add_agents, add_mcp_servers, add_skills, add_structured_output
 from loopwright.messages import SystemMessage, new_uuid
 from loopwright.models.base import Model
+from loopwright.models.settings import check_provider_settings
 from loopwright.options import Options, PermissionMode
 from loopwright.permissions.assemble import build_permission_gate
 from loopwright.permissions.gate import PermissionGate
@@ -142,6 +143,8 @@ def create_runtime(options: Options, *, parent_tool_use_id: str | None = None) -
         else None
     )
     provider = resolve_model(options.model)
+    # A setting the provider cannot send fails here, not on the first request.
+    check_provider_settings(provider, options.model_settings, options.server_tools)
     model = with_retries(provider, options)
     # A provider knows its own window ([1m] variants, user overrides); else the table.
     known = getattr(model, "context_window", None)

@@ -102,6 +102,8 @@ def build_request(rt: Runtime, run: RunState) -> ModelRequest:
         task_budget=options.task_budget,
         cache_prefix_chars=len(rt.system_prompt),
         metadata={"cwd": str(rt.state.cwd), "session_id": rt.session_id},
+        settings=options.model_settings,
+        server_tools=tuple(options.server_tools),
     )
 
 

@@ -101,7 +101,12 @@ class _MessageJSON:
 
 @dataclass(frozen=True, slots=True)
 class TextBlock(_BlockJSON):
+    """Text. ``provider_data`` keeps what the provider attached (citations, the Responses
+    message id and ``phase``) so the text goes back exactly as it came. Two blocks with the
+    same text are equal: provider_data is wire bookkeeping, not content."""
+
     text: str
+    provider_data: dict[str, Any] | None = field(default=None, compare=False)
     type: Literal["text"] = "text"
 
 
@@ -150,7 +155,23 @@ class ToolResultBlock(_BlockJSON):
         return "\n".join(b.text for b in self.content if isinstance(b, TextBlock))
 
 
-ContentBlock: TypeAlias = TextBlock | ThinkingBlock | ToolUseBlock | ToolResultBlock | ImageBlock
+@dataclass(frozen=True, slots=True)
+class ServerToolBlock(_BlockJSON):
+    """A hosted tool the provider ran itself (web search, web fetch, code execution): the
+    call (``kind="use"``) or its result. loopwright never executes it; the wire block rides
+    in ``provider_data`` and goes back verbatim to the provider that sent it."""
+
+    id: str
+    name: str
+    kind: Literal["use", "result"]
+    input: dict[str, Any] = field(default_factory=dict[str, Any])
+    provider_data: dict[str, Any] | None = None
+    type: Literal["server_tool"] = "server_tool"
+
+
+ContentBlock: TypeAlias = (
+    TextBlock | ThinkingBlock | ToolUseBlock | ToolResultBlock | ImageBlock | ServerToolBlock
+)
 
 _BLOCK_TYPES: dict[str, type[Any]] = {
     "text": TextBlock,
@@ -158,6 +179,7 @@ _BLOCK_TYPES: dict[str, type[Any]] = {
     "tool_use": ToolUseBlock,
     "tool_result": ToolResultBlock,
     "image": ImageBlock,
+    "server_tool": ServerToolBlock,
 }
 
 
@@ -165,6 +187,8 @@ def block_to_dict(block: ContentBlock) -> dict[str, Any]:
     data: dict[str, Any] = {}
     for f in dataclasses.fields(block):
         value = getattr(block, f.name)
+        if value is None and f.name == "provider_data" and isinstance(block, TextBlock):
+            continue  # plain text keeps its short, Claude-shaped form
         if f.name == "content" and isinstance(value, list):
             value = [block_to_dict(b) for b in value]
         data[f.name] = value

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from loopwright.models.base import Effort, Model, ThinkingConfig
+from loopwright.models.settings import ModelSettings, ServerTool
 from loopwright.options_validation import validate_agent_definition, validate_options
 from loopwright.tools.base import Tool
 
@@ -30,6 +31,8 @@ class AgentDefinition:
     effort: Effort | None = None
     max_turns: int | None = None
     permission_mode: PermissionMode | None = None
+    # Fields set here replace the parent's model_settings for this agent.
+    model_settings: ModelSettings | None = None
 
     def __post_init__(self) -> None:
         validate_agent_definition(self)  # a wrong field fails here, naming it
@@ -66,6 +69,12 @@ class Options:
 
     effort: Effort | None = None
     thinking: ThinkingConfig | dict[str, Any] | None = None
+    # Temperature, tool_choice, stop, service tier, extra headers/body… (per provider;
+    # one it cannot send is refused when the session starts).
+    model_settings: ModelSettings | None = None
+    # The provider's hosted tools: "web_search", "web_fetch", "code_execution", or the
+    # provider's own tool dict. Their calls and results stay in the transcript.
+    server_tools: Sequence[ServerTool] = ()
 
     # Permissions: the mode, rules ("Bash(npm test *)", "Read(./src/**)", "mcp__github"…;
     # specifiers in disallowed_tools are deny rules), and the callback for undecided calls.

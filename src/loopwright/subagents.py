@@ -21,6 +21,7 @@ from loopwright.messages import (
     SystemMessage,
     UserMessage,
 )
+from loopwright.models.settings import ModelSettings
 from loopwright.options import AgentDefinition
 from loopwright.runtime import Runtime
 from loopwright.tools.base import SessionState, ToolContext, ToolResult
@@ -55,6 +56,13 @@ def narrower_mode(parent: str, requested: str | None) -> str:
     return min(parent, requested, key=_MODE_ORDER.index)
 
 
+def _settings_for(parent: ModelSettings | None, own: ModelSettings | None) -> ModelSettings | None:
+    """The agent's own model settings over the parent's."""
+    if parent is None:
+        return own
+    return parent.merged(own)
+
+
 def _child_runtime(
     parent: Runtime, name: str, definition: AgentDefinition, ctx: ToolContext
 ) -> Runtime:
@@ -82,6 +90,7 @@ def _child_runtime(
         max_budget_usd=budget,
         max_turns=definition.max_turns,
         effort=definition.effort or parent.options.effort,
+        model_settings=_settings_for(parent.options.model_settings, definition.model_settings),
         output_format=None,
         include_partial_messages=parent.options.include_partial_messages,
     )

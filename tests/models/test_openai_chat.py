@@ -65,7 +65,7 @@ def test_compatible_servers_get_max_tokens_and_need_no_key() -> None:
     assert local.context_window == 128_000
 
 
-async def test_reasoning_content_from_compatible_servers_becomes_thinking() -> None:
+async def test_reasoning_content_becomes_thinking_and_goes_back_with_its_tool_calls() -> None:
     with FakeOpenAIServer([tool_call("Read", path="/a").with_(thinking="hmm"), text("ok")]) as s:
         model = OpenAIChatModel("qwen3", base_url=s.base_url)
         _, response = await collect(model, ModelRequest("m", "", [UserMessage("go")], [READ_TOOL]))
@@ -75,6 +75,9 @@ async def test_reasoning_content_from_compatible_servers_becomes_thinking() -> N
         await collect(model, ModelRequest("m", "", history))
     assert s.requests[0].headers["authorization"] == "Bearer not-needed"
     sent = s.requests[1].body["messages"][1]
-    assert "hmm" not in str(sent) and sent["tool_calls"][0]["function"]["name"] == "Read"
+    # Kimi, GLM and DeepSeek's thinking tool use want the reasoning of a tool-call turn back.
+    assert (
+        sent["reasoning_content"] == "hmm" and sent["tool_calls"][0]["function"]["name"] == "Read"
+    )
     for body in s.bodies("/chat/completions"):
         validate(CompletionCreateParamsStreaming, body)

@@ -225,11 +225,6 @@ async def test_undecodable_arguments_nested_past_the_limit_say_so(tmp_path: Path
     assert_run_went_on(final)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="models/_wire.py and models/scripted.py catch only JSONDecodeError: json.loads "
-    "raises RecursionError near 1,000 levels and the model call fails (models/ owner to fix)",
-)
 async def test_arguments_too_deep_to_decode_are_an_error_result(tmp_path: Path) -> None:
     raw = '{"file_path": "/x", "a": ' + "[" * 1000 + "]" * 1000 + "}"
     result, final = await run_one(raw_tool_call("Read", raw), tmp_path)
@@ -237,11 +232,6 @@ async def test_arguments_too_deep_to_decode_are_an_error_result(tmp_path: Path) 
     assert_run_went_on(final)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="models/_wire.py keeps a lone surrogate the model escaped in its JSON; the next "
-    "request cannot be encoded as UTF-8 and the model call fails (models/ owner to fix)",
-)
 async def test_a_lone_surrogate_sent_over_the_wire_does_not_end_the_run(tmp_path: Path) -> None:
     from loopwright.models.anthropic import AnthropicModel
     from loopwright.testing.fake_anthropic import FakeAnthropicServer

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 
 from loopwright.errors import ConfigurationError
+from loopwright.models.settings import ModelSettings, parse_setting
 from loopwright.options import Options
 
 PERMISSION_MODE_CHOICES = ("default", "acceptEdits", "plan", "dontAsk", "bypassPermissions")
@@ -16,6 +17,19 @@ def add_agent_arguments(
     """Model, limits, tools, permissions and session flags (everything but the prompt)."""
     parser.add_argument("--model", help="anthropic:ID, openai:ID, openai-chat:ID or scripted:FILE")
     parser.add_argument("--max-turns", type=int)
+    parser.add_argument("--temperature", type=float, help="sampling temperature (0-2)")
+    parser.add_argument(
+        "--tool-choice", help="auto, any (must call a tool), none, or a tool's name"
+    )
+    parser.add_argument(
+        "--setting",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="a model setting (top_p, stop, seed, service_tier, parallel_tool_calls, "
+        "reasoning_summary, user, header.NAME); other keys go into the request body "
+        "(JSON values allowed)",
+    )
     parser.add_argument("--max-budget-usd", type=float, help=budget_help)
     parser.add_argument("--cwd")
     parser.add_argument("--system-prompt")
@@ -78,10 +92,23 @@ def check_agent_arguments(args: argparse.Namespace) -> None:
         )
 
 
+def model_settings_from_args(args: argparse.Namespace) -> ModelSettings | None:
+    """--temperature, --tool-choice and every --setting KEY=VALUE, or None if none given."""
+    settings = ModelSettings()
+    for assignment in args.setting:
+        settings = parse_setting(settings, assignment)
+    if args.temperature is not None:
+        settings = parse_setting(settings, f"temperature={args.temperature}")
+    if args.tool_choice is not None:
+        settings = parse_setting(settings, f"tool_choice={args.tool_choice}")
+    return None if settings == ModelSettings() else settings
+
+
 def options_from_args(args: argparse.Namespace) -> Options:
     check_agent_arguments(args)
     return Options(
         model=args.model,
+        model_settings=model_settings_from_args(args),
         cwd=args.cwd,
         max_turns=args.max_turns,
         max_budget_usd=args.max_budget_usd,

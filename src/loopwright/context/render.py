@@ -16,6 +16,7 @@ from loopwright.messages import (
     ContentBlock,
     ConversationMessage,
     ImageBlock,
+    ServerToolBlock,
     TextBlock,
     ThinkingBlock,
     ToolResultBlock,
@@ -52,6 +53,12 @@ def _block_line(role: str, block: ContentBlock, names: dict[str, str]) -> str | 
             return f"{label} {names.get(call_id, 'tool')}: {_clip(block.text, RESULT_CLIP)}"
         case ImageBlock():
             return f"{role}: [image]"
+        case ServerToolBlock(name=name, kind=kind, input=tool_input):
+            # The provider ran it; a summary needs what was asked, not the raw results.
+            if kind == "result":
+                return f"({name} results were returned to the assistant)"
+            asked = json.dumps(tool_input, ensure_ascii=False)
+            return f"ASSISTANT used the provider's {name}({_clip(asked, INPUT_CLIP)})"
 
 
 def _message_lines(message: ConversationMessage, names: dict[str, str]) -> list[str]:

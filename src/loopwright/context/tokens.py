@@ -26,6 +26,7 @@ from loopwright.messages import (
     ContentBlock,
     ConversationMessage,
     ImageBlock,
+    ServerToolBlock,
     TextBlock,
     ThinkingBlock,
     ToolResultBlock,
@@ -33,6 +34,8 @@ from loopwright.messages import (
     Usage,
 )
 from loopwright.models.base import ToolSpec
+from loopwright.models.capabilities import DEFAULT as DEFAULT_CAPABILITIES
+from loopwright.models.capabilities import capabilities_for, register_capabilities
 
 BYTES_PER_TOKEN = 4.0
 MESSAGE_OVERHEAD_TOKENS = 4
@@ -62,6 +65,10 @@ def estimate_block_tokens(block: ContentBlock) -> int:
             return inner + TOOL_OVERHEAD_TOKENS
         case ImageBlock():
             return IMAGE_TOKENS
+        case ServerToolBlock(provider_data=data):
+            # The block goes back verbatim; search results can be large.
+            wire = json.dumps(data, ensure_ascii=False) if data else ""
+            return estimate_text_tokens(wire) + TOOL_OVERHEAD_TOKENS
 
 
 def estimate_message_tokens(message: ConversationMessage) -> int:
@@ -161,43 +168,22 @@ class ContextMeter:
 
 # --------------------------------------------------------------------------- windows
 
-DEFAULT_WINDOW = 128_000
-# Longest matching prefix wins; ids are compared without the provider prefix.
-_WINDOWS: dict[str, int] = {
-    "claude-": 200_000,
-    "gpt-5": 400_000,
-    "gpt-4.1": 1_047_576,
-    "gpt-4o": 128_000,
-    "gpt-4-turbo": 128_000,
-    "o1": 200_000,
-    "o3": 200_000,
-    "o4-mini": 200_000,
-    "gemini-": 1_048_576,
-    "scripted": DEFAULT_WINDOW,
-    "function": DEFAULT_WINDOW,
-}
+# The windows themselves live in the one capabilities table (models/capabilities.py).
+DEFAULT_WINDOW = DEFAULT_CAPABILITIES.context_window
 
 
 def register_context_window(model_prefix: str, tokens: int) -> None:
     """Set the window of a model id, or of every id starting with ``model_prefix``."""
-    _WINDOWS[model_prefix] = tokens
+    register_capabilities(model_prefix, context_window=tokens)
 
 
-def context_window(model_name: str, *, default: int = DEFAULT_WINDOW) -> int:
-    """The context window of a model, in tokens.
+def context_window(model_name: str) -> int:
+    """The context window of a model, in tokens, from the capabilities table.
 
     ``$LOOPWRIGHT_CONTEXT_WINDOW`` overrides everything (handy with the scripted model and
-    local servers). Claude ids ending in ``[1m]`` (or containing ``-1m``) get 1M tokens.
+    local servers). Claude ids ending in ``[1m]`` get 1M tokens.
     """
     override = os.environ.get("LOOPWRIGHT_CONTEXT_WINDOW")
     if override and override.isdigit():
         return int(override)
-    bare = model_name.split(":", 1)[1] if ":" in model_name else model_name
-    bare = bare.lower()
-    if bare.startswith("claude") and (bare.endswith("[1m]") or "-1m" in bare):
-        return 1_000_000
-    best = ""
-    for prefix in _WINDOWS:
-        if bare.startswith(prefix) and len(prefix) > len(best):
-            best = prefix
-    return _WINDOWS[best] if best else default
+    return capabilities_for(model_name).context_window

@@ -14,12 +14,14 @@ from loopwright.messages import (
     AssistantMessage,
     ContentBlock,
     ImageBlock,
+    ServerToolBlock,
     TextBlock,
     ThinkingBlock,
     ToolResultBlock,
     ToolUseBlock,
     UserMessage,
 )
+from loopwright.models._anthropic_settings import apply_settings, server_tool_params
 from loopwright.models.base import ModelRequest, ThinkingConfig
 
 # The beta the API needs before it accepts ``output_config.task_budget``.
@@ -47,9 +49,12 @@ def wire_tool_id(call_id: str) -> str:
     return f"{_NOT_TOOL_ID.sub('_', call_id)}_{digest}"
 
 
-def build_body(request: ModelRequest, model: str) -> tuple[dict[str, Any], list[str]]:
-    """The request body and the beta flags it needs."""
-    max_tokens = request.max_tokens or DEFAULT_MAX_TOKENS
+def build_body(
+    request: ModelRequest, model: str, *, output_limit: int | None = None
+) -> tuple[dict[str, Any], list[str]]:
+    """The request body and the beta flags it needs. Without a max_tokens of its own the
+    request asks for DEFAULT_MAX_TOKENS, or the model's output limit if that is lower."""
+    max_tokens = request.max_tokens or min(DEFAULT_MAX_TOKENS, output_limit or DEFAULT_MAX_TOKENS)
     body: dict[str, Any] = {
         "model": model,
         "messages": convert_messages(request.messages),
@@ -57,11 +62,16 @@ def build_body(request: ModelRequest, model: str) -> tuple[dict[str, Any], list[
     }
     if request.system:
         body["system"] = system_blocks(request.system, request.cache_prefix_chars)
-    if request.tools:
-        tools: list[dict[str, Any]] = [
-            {"name": t.name, "description": t.description, "input_schema": t.input_schema}
-            for t in request.tools
-        ]
+    betas: list[str] = []
+    tools: list[dict[str, Any]] = [
+        {"name": t.name, "description": t.description, "input_schema": t.input_schema}
+        for t in request.tools
+    ]
+    if request.server_tools:
+        hosted, hosted_betas = server_tool_params(request.server_tools)
+        tools.extend(hosted)
+        betas.extend(hosted_betas)
+    if tools:
         # One breakpoint after the last tool caches every tool definition even when the
         # system prompt below it changes.
         tools[-1]["cache_control"] = _CACHE
@@ -72,7 +82,6 @@ def build_body(request: ModelRequest, model: str) -> tuple[dict[str, Any], list[
     output_config: dict[str, Any] = {}
     if request.effort is not None:
         output_config["effort"] = request.effort
-    betas: list[str] = []
     if request.task_budget is not None:
         budget: dict[str, Any] = {"type": "tokens", "total": request.task_budget}
         remaining = request.metadata.get("task_budget_remaining")
@@ -83,6 +92,8 @@ def build_body(request: ModelRequest, model: str) -> tuple[dict[str, Any], list[
     if output_config:
         body["output_config"] = output_config
     body["max_tokens"] = max_tokens
+    if request.settings is not None:
+        apply_settings(body, request.settings)
     return body, betas
 
 
@@ -153,7 +164,7 @@ def _mark_latest_turn(wire: list[dict[str, Any]]) -> None:
     if not wire:
         return
     last = wire[-1]["content"][-1]
-    if last.get("type") in ("text", "image", "tool_result", "tool_use"):
+    if last.get("type") in ("text", "image", "tool_result", "tool_use", "server_tool_use"):
         last["cache_control"] = _CACHE
 
 
@@ -182,14 +193,27 @@ def _user_block(block: ContentBlock) -> dict[str, Any] | None:
             if block.is_error:
                 result["is_error"] = True
             return result
-        case ThinkingBlock() | ToolUseBlock():
+        case ThinkingBlock() | ToolUseBlock() | ServerToolBlock():
             return None  # cannot appear in a user turn on this API
 
 
 def _assistant_block(block: ContentBlock) -> dict[str, Any] | None:
     match block:
-        case TextBlock(text=text):
-            return _text(text) if text.strip() else None
+        case TextBlock(text=text, provider_data=data):
+            if not text.strip():
+                return None
+            citations = (data or {}).get("citations")
+            if data and data.get("provider") == PROVIDER and citations:
+                # Citations of search results go back with the text they support.
+                return {"type": "text", "text": text, "citations": citations}
+            return _text(text)
+        case ServerToolBlock(provider_data=data):
+            # Only Claude's own hosted-tool blocks: their ids and encrypted results mean
+            # nothing to another provider.
+            wire = (data or {}).get("block")
+            if (data or {}).get("provider") == PROVIDER and isinstance(wire, dict):
+                return dict(wire)
+            return None
         case ThinkingBlock():
             return _thinking(block)
         case ToolUseBlock():

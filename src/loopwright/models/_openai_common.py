@@ -10,56 +10,53 @@ import openai
 
 from loopwright.errors import ModelError, ModelErrorKind
 from loopwright.messages import Usage
-from loopwright.models._wire import is_context_overflow, retry_after_seconds
+from loopwright.models._client_pool import PooledClients
+from loopwright.models._wire import (
+    ClientPerLoop,
+    Timeout,
+    client_source,
+    is_context_overflow,
+    retry_after_seconds,
+    timeout_arguments,
+)
 
 PROVIDER = "openai"
 
-# Context windows by id prefix; the longest matching prefix wins.
-_CONTEXT_WINDOWS: dict[str, int] = {
-    "gpt-6": 1_000_000,
-    "gpt-5.6": 1_000_000,
-    "gpt-5.5": 1_000_000,
-    "gpt-5.4": 1_000_000,
-    "gpt-5": 400_000,
-    "gpt-4.1": 1_047_576,
-    "gpt-4o": 128_000,
-    "o1": 200_000,
-    "o3": 200_000,
-    "o4": 200_000,
-}
-DEFAULT_CONTEXT_WINDOW = 128_000
 
-
-def context_window_for(model: str) -> int:
-    best = max((p for p in _CONTEXT_WINDOWS if model.startswith(p)), key=len, default=None)
-    return _CONTEXT_WINDOWS[best] if best else DEFAULT_CONTEXT_WINDOW
-
-
-def is_reasoning_model(model: str) -> bool:
-    """Models that accept ``reasoning`` / ``reasoning_effort``; others reject the field."""
-    bare = model.rsplit("/", 1)[-1]
-    if "chat" in bare:
-        return False
-    return bare.startswith(("o1", "o3", "o4", "gpt-5", "gpt-6"))
-
-
-def make_client(
+def make_clients(
     *,
     api_key: str | None,
     base_url: str | None,
-    timeout: float | None,
+    timeout: Timeout,
     max_retries: int,
     default_headers: Mapping[str, str] | None,
     http_client: httpx2.AsyncClient | None,
-) -> openai.AsyncOpenAI:
-    return openai.AsyncOpenAI(
-        api_key=api_key,
-        base_url=base_url,
-        timeout=timeout,
-        max_retries=max_retries,
-        default_headers=default_headers,
-        http_client=http_client,
-    )
+    share: bool,
+) -> ClientPerLoop[Any] | PooledClients:
+    """The provider's client source: its own, or the process's shared one for this base
+    URL and key (both OpenAI APIs use the same client)."""
+
+    def make() -> openai.AsyncOpenAI:
+        return openai.AsyncOpenAI(
+            api_key=api_key,
+            base_url=base_url,
+            max_retries=max_retries,
+            default_headers=default_headers,
+            http_client=http_client,
+            **timeout_arguments(timeout),
+        )
+
+    headers = tuple(sorted((default_headers or {}).items()))
+    key = (PROVIDER, api_key, base_url, timeout, max_retries, headers)
+    return client_source(key, make, share=share and http_client is None)
+
+
+def request_options(extra_headers: Mapping[str, str]) -> dict[str, Any]:
+    """Per-request SDK options: bearer auth, plus the user's extra headers."""
+    options: dict[str, Any] = {"security": {"bearer_auth": True}}
+    if extra_headers:
+        options["headers"] = dict(extra_headers)
+    return options
 
 
 def usage_from(

@@ -6,10 +6,12 @@ import asyncio
 import email.utils
 import json
 import time
-from collections.abc import Callable, Mapping
-from typing import Any, Generic, Protocol, TypeVar
+from collections.abc import Callable, Hashable, Mapping
+from typing import Any, Generic, Literal, Protocol, TypeVar, cast
 
 from loopwright.messages import ToolUseBlock
+from loopwright.models._client_pool import PooledClients, shared_client
+from loopwright.models.capabilities import Capabilities
 
 # Phrases providers use when the prompt does not fit; matched case-insensitively because
 # the wording (not the status code) is the only stable signal across servers.
@@ -30,13 +32,28 @@ def tool_use_from_arguments(
     """A ToolUseBlock from the model's raw JSON; invalid JSON keeps the text in raw_input."""
     if not raw.strip():
         return ToolUseBlock(call_id, name, {}, provider_data=provider_data)
-    try:
-        parsed = json.loads(raw)
-    except json.JSONDecodeError:
-        return ToolUseBlock(call_id, name, {}, raw_input=raw, provider_data=provider_data)
-    if not isinstance(parsed, dict):
+    parsed = decode_arguments(raw)
+    if parsed is None:
         return ToolUseBlock(call_id, name, {}, raw_input=raw, provider_data=provider_data)
     return ToolUseBlock(call_id, name, parsed, provider_data=provider_data)
+
+
+def decode_arguments(raw: str) -> dict[str, Any] | None:
+    """The arguments as an object, or None when they must stay raw text for the tool
+    executor to refuse with an error result: invalid JSON, not an object, nested too deep
+    for the decoder (RecursionError), or holding a lone surrogate that no next request
+    could encode."""
+    try:
+        parsed = json.loads(raw)
+    except (json.JSONDecodeError, RecursionError):
+        return None
+    if not isinstance(parsed, dict):
+        return None
+    try:
+        json.dumps(parsed, ensure_ascii=False).encode("utf-8")
+    except (UnicodeEncodeError, RecursionError):
+        return None
+    return cast(dict[str, Any], parsed)
 
 
 def tool_arguments_json(block: ToolUseBlock) -> str:
@@ -67,6 +84,16 @@ def retry_after_seconds(headers: Mapping[str, str] | None) -> float | None:
     if parsed is None:
         return None
     return max(0.0, email.utils.mktime_tz(parsed) - time.time())
+
+
+# A provider's ``timeout`` default: the SDK's own (10 min to read, 5 s to connect), so our
+# requests carry the same timeout headers as the SDK's own calls.
+SDK_DEFAULT_TIMEOUT: Literal["sdk-default"] = "sdk-default"
+Timeout = float | None | Literal["sdk-default"]
+
+
+def timeout_arguments(timeout: Timeout) -> dict[str, Any]:
+    return {} if timeout == SDK_DEFAULT_TIMEOUT else {"timeout": timeout}
 
 
 def json_content(body: Mapping[str, Any]) -> bytes:
@@ -116,12 +143,37 @@ class ClientPerLoop(Generic[ClientT]):
             await client.close()
 
 
+def client_source(
+    key: Hashable, factory: Callable[[], ClientT], *, share: bool
+) -> ClientPerLoop[ClientT] | PooledClients:
+    """Where a provider gets its SDK client: its own (per event loop), or the process's
+    shared one for ``key`` when the provider was made from a model string."""
+    if share:
+        return PooledClients(shared_client(key, factory))
+    return ClientPerLoop(factory)
+
+
 class SDKProvider:
     """What every provider on an official SDK shares: its model id as ``name`` (used for
-    pricing and reports) and one SDK client per event loop, closed by ``aclose()``."""
+    pricing and reports), its capabilities, and its SDK client (one per event loop, or the
+    process's shared one), released by ``aclose()``.
+
+    ``created_by_loopwright`` is true for providers made from a model string: the runtime
+    closes those at the end of a session, and leaves providers the user built alone.
+    """
 
     _model: str
-    _clients: ClientPerLoop[Any]
+    _clients: ClientPerLoop[Any] | PooledClients
+    capabilities: Capabilities
+    created_by_loopwright: bool = False
+
+    @property
+    def context_window(self) -> int:
+        return self.capabilities.context_window
+
+    @property
+    def supports_reasoning(self) -> bool:
+        return self.capabilities.reasoning
 
     @property
     def name(self) -> str:

@@ -7,24 +7,30 @@ others use the stable endpoint. Both stream the same event shapes.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Mapping
+import dataclasses
+from collections.abc import AsyncIterator, Mapping, Sequence
 from typing import Any, cast
 
 import anthropic
 import httpx2
+from anthropic.lib._tracing._api_call import messages_create_request_attributes
 from anthropic.types import Message, RawMessageStreamEvent
 from anthropic.types.beta import BetaMessage, BetaRawMessageStreamEvent
 
 from loopwright.errors import ModelError, ModelErrorKind
-from loopwright.messages import ContentBlock, TextBlock, ThinkingBlock, ToolUseBlock, Usage
+from loopwright.messages import ContentBlock, Usage
+from loopwright.models._anthropic_blocks import finish_block, start_block
+from loopwright.models._anthropic_settings import check_settings
 from loopwright.models._anthropic_wire import PROVIDER, build_body, count_tokens_body
 from loopwright.models._wire import (
-    ClientPerLoop,
+    SDK_DEFAULT_TIMEOUT,
     SDKProvider,
+    Timeout,
+    client_source,
     is_context_overflow,
     json_content,
     retry_after_seconds,
-    tool_use_from_arguments,
+    timeout_arguments,
 )
 from loopwright.models.base import (
     ModelEvent,
@@ -35,6 +41,8 @@ from loopwright.models.base import (
     ToolCallStart,
     ToolInputDelta,
 )
+from loopwright.models.capabilities import Capabilities, capabilities_for
+from loopwright.models.settings import ModelSettings, ServerTool
 
 _STOP_REASONS: dict[str, str] = {
     "end_turn": "end_turn",
@@ -46,21 +54,7 @@ _STOP_REASONS: dict[str, str] = {
     "model_context_window_exceeded": "context_window_exceeded",
 }
 
-# Context windows by id prefix (longest match wins); the 5.x generation is 1M natively.
 CONTEXT_1M_BETA = "context-1m-2025-08-07"
-_CONTEXT_WINDOWS: dict[str, int] = {
-    "claude-fable-5": 1_000_000,
-    "claude-mythos-5": 1_000_000,
-    "claude-opus-5": 1_000_000,
-    "claude-sonnet-5": 1_000_000,
-    "claude-haiku-5": 1_000_000,
-    "claude-": 200_000,
-}
-
-
-def context_window_for(model: str) -> int:
-    best = max((p for p in _CONTEXT_WINDOWS if model.startswith(p)), key=len, default=None)
-    return _CONTEXT_WINDOWS[best] if best else 200_000
 
 
 class AnthropicModel(SDKProvider):
@@ -72,37 +66,54 @@ class AnthropicModel(SDKProvider):
         *,
         api_key: str | None = None,
         base_url: str | None = None,
-        timeout: float | None = 600.0,
+        timeout: Timeout = SDK_DEFAULT_TIMEOUT,
         max_retries: int = 0,
         default_headers: Mapping[str, str] | None = None,
         http_client: httpx2.AsyncClient | None = None,
         context_window: int | None = None,
+        capabilities: Capabilities | None = None,
+        share_client: bool = False,
     ) -> None:
         self._model = model
         # "claude-…[1m]" (as in Claude Code) asks for the 1M-token window through its beta.
         self._wire_model = model.removesuffix("[1m]")
         self._betas = [CONTEXT_1M_BETA] if model.endswith("[1m]") else []
-        default_window = 1_000_000 if self._betas else context_window_for(model)
-        self.context_window: int = context_window or default_window
+        self.capabilities = capabilities or capabilities_for(model)
+        if context_window is not None:
+            self.capabilities = dataclasses.replace(
+                self.capabilities, context_window=context_window
+            )
 
         def make_client() -> anthropic.AsyncAnthropic:
             return anthropic.AsyncAnthropic(
                 api_key=api_key,
                 base_url=base_url,
-                timeout=timeout,
                 max_retries=max_retries,
                 default_headers=default_headers,
                 http_client=http_client,
+                **timeout_arguments(timeout),
             )
 
-        self._clients = ClientPerLoop(make_client)
+        headers = tuple(sorted((default_headers or {}).items()))
+        key = (PROVIDER, api_key, base_url, timeout, max_retries, headers)
+        share = share_client and http_client is None
+        self._clients = client_source(key, make_client, share=share)
+        self.created_by_loopwright = share_client
+
+    def check_settings(
+        self, settings: ModelSettings | None, server_tools: Sequence[ServerTool] = ()
+    ) -> None:
+        """Refuse (ConfigurationError) what the Messages API cannot carry, before a request."""
+        check_settings(settings, server_tools)
 
     async def stream(self, request: ModelRequest) -> AsyncIterator[ModelEvent]:
         client = self._clients.get()
-        body, betas = build_body(request, self._wire_model)
+        limit = self.capabilities.max_output_tokens
+        body, betas = build_body(request, self._wire_model, output_limit=limit)
         betas += self._betas
+        extra_headers = request.settings.extra_headers if request.settings else {}
         try:
-            created = await _post_messages(client, body, betas)
+            created = await _post_messages(client, body, betas, extra_headers)
         except Exception as exc:
             raise map_error(exc, mid_stream=False) from exc
         events = cast(AsyncIterator[Any], created)
@@ -131,8 +142,21 @@ class AnthropicModel(SDKProvider):
         return counted.input_tokens
 
 
+# The SDK's own OpenTelemetry span for messages.create (and the traceparent header it
+# sends), which a plain post() would not open. Internal request options of the SDK, as
+# its own create() passes them; tests compare our requests with create()'s.
+_TRACED: Any = {
+    "span_name": "anthropic.messages.create",
+    "span_route": "/v1/messages",
+    "span_attributes": messages_create_request_attributes,
+}
+
+
 async def _post_messages(
-    client: anthropic.AsyncAnthropic, body: dict[str, Any], betas: list[str]
+    client: anthropic.AsyncAnthropic,
+    body: dict[str, Any],
+    betas: list[str],
+    extra_headers: Mapping[str, str],
 ) -> Any:
     """POST the prepared body through the SDK client (auth, errors, SSE decoding).
 
@@ -142,18 +166,19 @@ async def _post_messages(
     Our body is plain JSON that needs neither; the tests validate it against the same
     TypedDicts instead.
     """
+    options: dict[str, Any] = dict(_TRACED)
+    if extra_headers:
+        options["headers"] = dict(extra_headers)
     if betas:
-        options: anthropic.RequestOptions = {
-            "headers": {"anthropic-beta": ",".join(betas)},
-            "params": {"beta": "true"},
-        }
+        options["headers"] = {**extra_headers, "anthropic-beta": ",".join(betas)}
+        options["params"] = {"beta": "true"}
         return await client.post(
             "/v1/messages",
             content=json_content(body),
             cast_to=BetaMessage,
             stream=True,
             stream_cls=anthropic.AsyncStream[BetaRawMessageStreamEvent],
-            options=options,
+            options=cast(anthropic.RequestOptions, options),
         )
     return await client.post(
         "/v1/messages",
@@ -161,6 +186,7 @@ async def _post_messages(
         cast_to=Message,
         stream=True,
         stream_cls=anthropic.AsyncStream[RawMessageStreamEvent],
+        options=cast(anthropic.RequestOptions, options),
     )
 
 
@@ -199,32 +225,11 @@ class _Assembly:
     def _start(self, event: Any) -> ModelEvent | None:
         block = event.content_block
         index: int = event.index
-        match block.type:
-            case "text":
-                self.blocks[index] = {"type": "text", "text": [block.text]}
-            case "thinking":
-                self.blocks[index] = {
-                    "type": "thinking",
-                    "text": [block.thinking],
-                    "signature": block.signature or None,
-                }
-            case "redacted_thinking":
-                self.blocks[index] = {"type": "redacted_thinking", "data": block.data}
-            case "tool_use":
-                ordinal = len(self.tool_ordinal)
-                self.tool_ordinal[index] = ordinal
-                self.blocks[index] = {
-                    "type": "tool_use",
-                    "id": block.id,
-                    "name": block.name,
-                    "json": [],
-                    # Anthropic starts with {} and streams the input; some compatible
-                    # servers put all of it here and stream nothing.
-                    "start_input": block.input,
-                }
-                return ToolCallStart(ordinal, block.id, block.name, raw=event.to_dict())
-            case _:
-                pass  # server-side tool blocks: not requested by loopwright, ignored
+        self.blocks[index] = start_block(block)
+        if block.type == "tool_use":
+            ordinal = len(self.tool_ordinal)
+            self.tool_ordinal[index] = ordinal
+            return ToolCallStart(ordinal, block.id, block.name, raw=event.to_dict())
         return None
 
     def _delta(self, event: Any) -> ModelEvent | None:
@@ -243,8 +248,12 @@ class _Assembly:
                 block["signature"] = delta.signature
             case "input_json_delta":
                 block["json"].append(delta.partial_json)
-                ordinal = self.tool_ordinal[event.index]
+                ordinal = self.tool_ordinal.get(event.index)
+                if ordinal is None:
+                    return None  # a server tool's input: the provider runs it, not us
                 return ToolInputDelta(ordinal, delta.partial_json, raw=event.to_dict())
+            case "citations_delta":
+                block.setdefault("citations", []).append(delta.citation.to_dict())
             case _:
                 pass
         return None
@@ -269,7 +278,7 @@ class _Assembly:
             )
         content: list[ContentBlock] = []
         for index in sorted(self.blocks):
-            block = _finish_block(self.blocks[index])
+            block = finish_block(self.blocks[index])
             if block is not None:
                 content.append(block)
         stop = _STOP_REASONS.get(self.stop_reason or "", self.stop_reason)
@@ -286,30 +295,6 @@ class _Assembly:
             message_id=self.message_id,
             provider_data=provider_data,
         )
-
-
-def _finish_block(block: dict[str, Any]) -> ContentBlock | None:
-    match block["type"]:
-        case "text":
-            return TextBlock("".join(block["text"]))
-        case "thinking":
-            return ThinkingBlock(
-                "".join(block["text"]), block["signature"], provider_data={"provider": PROVIDER}
-            )
-        case "redacted_thinking":
-            return ThinkingBlock(
-                "", None, provider_data={"provider": PROVIDER, "redacted_data": block["data"]}
-            )
-        case "tool_use":
-            streamed = "".join(block["json"])
-            start_input = block.get("start_input")
-            if not streamed.strip() and isinstance(start_input, dict) and start_input:
-                return ToolUseBlock(
-                    block["id"], block["name"], dict(cast(dict[str, Any], start_input))
-                )
-            return tool_use_from_arguments(block["id"], block["name"], streamed)
-        case _:
-            return None
 
 
 def map_error(exc: BaseException, *, mid_stream: bool) -> ModelError:

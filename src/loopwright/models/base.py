@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol, TypeAlias, runtime_checkable
 
 from loopwright.messages import ContentBlock, ConversationMessage, Usage
+from loopwright.models.settings import ModelSettings, ServerTool
 
 Effort = Literal["low", "medium", "high", "xhigh", "max"]
 StopReason = Literal[
@@ -55,6 +56,10 @@ class ModelRequest:
     # Stable-prefix marker: system text up to this offset (project memory included) is cacheable.
     cache_prefix_chars: int | None = None
     metadata: dict[str, Any] = field(default_factory=dict[str, Any])
+    # Sampling, tool choice, tiers, passthrough headers/body (mapped per provider).
+    settings: ModelSettings | None = None
+    # The provider's hosted tools (web search, code execution…), by name or as its dict.
+    server_tools: tuple[ServerTool, ...] = ()
 
 
 # --------------------------------------------------------------------------- events

@@ -6,14 +6,15 @@ Ollama, vLLM, llama.cpp server, LM Studio and OpenRouter differ only in configur
     OpenAIChatModel("meta-llama/llama-3.3-70b", base_url="https://openrouter.ai/api/v1",
                     api_key=os.environ["OPENROUTER_API_KEY"])
 
-Tool-call deltas are assembled by index. Reasoning that compatible servers stream as
-``reasoning_content`` or ``reasoning`` becomes ThinkingDelta/ThinkingBlock; it is not sent
-back (the API has no field for it).
+Tool-call deltas are assembled by index. Reasoning in any of the compatible servers'
+shapes (``reasoning_content``, ``reasoning``, ``reasoning_details``, ``<think>`` text)
+becomes ThinkingDelta/ThinkingBlock (see ``_chat_reasoning``); what a server wants back
+on the next request goes back.
 """
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncIterator, Mapping, Sequence
 from typing import Any, Literal
 from urllib.parse import urlsplit
 
@@ -24,7 +25,6 @@ from openai.types.chat import ChatCompletion, ChatCompletionChunk
 from loopwright.errors import ModelError
 from loopwright.messages import (
     AssistantMessage,
-    ContentBlock,
     ImageBlock,
     TextBlock,
     ThinkingBlock,
@@ -32,39 +32,19 @@ from loopwright.messages import (
     ToolUseBlock,
     UserMessage,
 )
-from loopwright.models._openai_common import (
-    PROVIDER,
-    context_window_for,
-    is_reasoning_model,
-    make_client,
-    map_error,
-    usage_from,
-)
+from loopwright.models._chat_stream import API, ChatAssembly
+from loopwright.models._openai_common import PROVIDER, make_clients, map_error, request_options
+from loopwright.models._openai_settings import apply_settings, check_settings
 from loopwright.models._wire import (
-    ClientPerLoop,
+    SDK_DEFAULT_TIMEOUT,
     SDKProvider,
+    Timeout,
     json_content,
     tool_arguments_json,
-    tool_use_from_arguments,
 )
-from loopwright.models.base import (
-    ModelEvent,
-    ModelRequest,
-    ModelResponse,
-    TextDelta,
-    ThinkingDelta,
-    ToolCallStart,
-    ToolInputDelta,
-)
-
-_API = "Chat Completions API"
-_FINISH = {
-    "stop": "end_turn",
-    "length": "max_tokens",
-    "content_filter": "refusal",
-    "tool_calls": "tool_use",
-    "function_call": "tool_use",
-}
+from loopwright.models.base import ModelEvent, ModelRequest
+from loopwright.models.capabilities import Capabilities, capabilities_for
+from loopwright.models.settings import ModelSettings, ServerTool
 
 
 class OpenAIChatModel(SDKProvider):
@@ -76,17 +56,22 @@ class OpenAIChatModel(SDKProvider):
         *,
         api_key: str | None = None,
         base_url: str | None = None,
-        timeout: float | None = 600.0,
+        timeout: Timeout = SDK_DEFAULT_TIMEOUT,
         max_retries: int = 0,
         default_headers: Mapping[str, str] | None = None,
         http_client: httpx2.AsyncClient | None = None,
         context_window: int | None = None,
         reasoning: bool | None = None,
         max_tokens_field: Literal["max_tokens", "max_completion_tokens"] | None = None,
+        capabilities: Capabilities | None = None,
+        share_client: bool = False,
     ) -> None:
         self._model = model
-        self.context_window: int = context_window or context_window_for(model)
-        self.supports_reasoning = is_reasoning_model(model) if reasoning is None else reasoning
+        self.capabilities = (
+            capabilities_for(model, context_window=context_window, reasoning=reasoning)
+            if capabilities is None
+            else capabilities
+        )
         # OpenAI itself wants max_completion_tokens; most compatible servers only know
         # max_tokens.
         self.max_tokens_field = max_tokens_field or (
@@ -94,20 +79,27 @@ class OpenAIChatModel(SDKProvider):
         )
         # Local servers need no key, but the SDK refuses to start without one.
         key = api_key if api_key is not None or base_url is None else "not-needed"
-        self._clients = ClientPerLoop(
-            lambda: make_client(
-                api_key=key,
-                base_url=base_url,
-                timeout=timeout,
-                max_retries=max_retries,
-                default_headers=default_headers,
-                http_client=http_client,
-            )
+        self._clients = make_clients(
+            api_key=key,
+            base_url=base_url,
+            timeout=timeout,
+            max_retries=max_retries,
+            default_headers=default_headers,
+            http_client=http_client,
+            share=share_client,
         )
+        self.created_by_loopwright = share_client
+
+    def check_settings(
+        self, settings: ModelSettings | None, server_tools: Sequence[ServerTool] = ()
+    ) -> None:
+        """Refuse (ConfigurationError) what Chat Completions cannot carry, before a request."""
+        check_settings("chat", settings, server_tools, self.supports_reasoning)
 
     async def stream(self, request: ModelRequest) -> AsyncIterator[ModelEvent]:
         client = self._clients.get()
         body = self.build_body(request)
+        extra_headers = request.settings.extra_headers if request.settings else {}
         try:
             # Posted as prepared: see _post_messages in anthropic.py for why not create().
             created: Any = await client.post(
@@ -116,19 +108,29 @@ class OpenAIChatModel(SDKProvider):
                 cast_to=ChatCompletion,
                 stream=True,
                 stream_cls=openai.AsyncStream[ChatCompletionChunk],
-                options={"security": {"bearer_auth": True}},
+                options=request_options(extra_headers),
             )
         except Exception as exc:
-            raise map_error(exc, mid_stream=False, api=_API) from exc
-        assembly = _Assembly(self._model)
+            raise map_error(exc, mid_stream=False, api=API) from exc
+        assembly = ChatAssembly(self._model)
         try:
-            async for chunk in created:
-                for event in assembly.handle(chunk):
+            # Server-sent events read as plain JSON: vendor fields (reasoning_details,
+            # x_groq) stay visible, [DONE] is seen, and no pydantic object is built per
+            # chunk. The SDK still owns the request, auth, errors and SSE decoding.
+            async for sse in created._iter_events():
+                if sse.data.startswith("[DONE]"):
+                    assembly.done = True
+                    break
+                if not sse.data.strip():
+                    continue  # a keep-alive with an empty data line
+                for event in assembly.handle(sse.json()):
                     yield event
+            for event in assembly.flush():
+                yield event
         except ModelError:
             raise
         except Exception as exc:
-            raise map_error(exc, mid_stream=True, api=_API) from exc
+            raise map_error(exc, mid_stream=True, api=API) from exc
         finally:
             await created.close()
         yield assembly.response()
@@ -144,6 +146,8 @@ class OpenAIChatModel(SDKProvider):
             "stream": True,
             "stream_options": {"include_usage": True},
         }
+        if request.server_tools:
+            check_settings("chat", None, request.server_tools, self.supports_reasoning)
         if request.tools:
             body["tools"] = [
                 {
@@ -163,6 +167,8 @@ class OpenAIChatModel(SDKProvider):
                 body["reasoning_effort"] = "none"
             elif request.effort is not None:
                 body["reasoning_effort"] = request.effort
+        if request.settings is not None:
+            apply_settings("chat", body, request.settings)
         return body
 
 
@@ -257,115 +263,28 @@ def _assistant_message(message: AssistantMessage) -> list[dict[str, Any]]:
     wire: dict[str, Any] = {"role": "assistant", "content": text or None}
     if calls:
         wire["tool_calls"] = calls
+    wire.update(_reasoning_back(message, has_calls=bool(calls)))
     return [wire]
+
+
+def _reasoning_back(message: AssistantMessage, *, has_calls: bool) -> dict[str, Any]:
+    """Reasoning the server wants back: OpenRouter's ``reasoning_details`` always (its
+    signatures continue the chain), ``reasoning_content`` while tools are being called
+    (Kimi, GLM and DeepSeek's thinking tool use need it; plain answers must not carry it)."""
+    for block in message.content:
+        if not isinstance(block, ThinkingBlock) or not block.provider_data:
+            continue
+        data = block.provider_data
+        if data.get("provider") != PROVIDER:
+            continue
+        details = data.get("reasoning_details")
+        if isinstance(details, list) and details:
+            return {"reasoning_details": details}
+        if has_calls and data.get("field") == "reasoning_content" and block.thinking:
+            return {"reasoning_content": block.thinking}
+    return {}
 
 
 def _image(block: ImageBlock) -> dict[str, Any]:
     url = f"data:{block.media_type};base64,{block.data}"
     return {"type": "image_url", "image_url": {"url": url}}
-
-
-class _Assembly:
-    def __init__(self, model: str) -> None:
-        self.model = model
-        self.message_id: str | None = None
-        self.text: list[str] = []
-        self.thinking: list[str] = []
-        self.calls: dict[int, dict[str, Any]] = {}
-        # Wire index → our key, for servers that reuse an index for a second call.
-        self.moved: dict[int, int] = {}
-        self.finish_reason: str | None = None
-        self.usage: Any = None
-
-    def handle(self, chunk: Any) -> list[ModelEvent]:
-        self.message_id = self.message_id or chunk.id
-        self.model = chunk.model or self.model
-        if chunk.usage is not None:
-            self.usage = chunk.usage
-        events: list[ModelEvent] = []
-        for choice in chunk.choices:
-            if choice.index != 0:
-                continue
-            if choice.finish_reason is not None:
-                self.finish_reason = choice.finish_reason
-            delta = choice.delta
-            extra: dict[str, Any] = delta.model_extra or {}
-            reasoning = extra.get("reasoning_content") or extra.get("reasoning")
-            if isinstance(reasoning, str) and reasoning:
-                self.thinking.append(reasoning)
-                events.append(ThinkingDelta(reasoning, raw=chunk.to_dict()))
-            if delta.content:
-                self.text.append(delta.content)
-                events.append(TextDelta(delta.content, raw=chunk.to_dict()))
-            for call in delta.tool_calls or ():
-                events.extend(self._tool_delta(call, chunk))
-        return events
-
-    def _tool_delta(self, call: Any, chunk: Any) -> list[ModelEvent]:
-        events: list[ModelEvent] = []
-        wire_index: int | None = getattr(call, "index", None)
-        if wire_index is None:
-            # Some compatible servers omit the index: a new id starts a new call.
-            index = len(self.calls) if call.id or not self.calls else max(self.calls)
-        else:
-            index = self.moved.get(wire_index, wire_index)
-        state: dict[str, Any] | None = self.calls.get(index)
-        if state is not None and call.id and call.id != state["id"]:
-            # Others number every parallel call 0: a new id at a used index is a new call,
-            # not more arguments for the old one (whose JSON it would corrupt).
-            index, state = max(self.calls) + 1, None
-            if wire_index is not None:
-                self.moved[wire_index] = index
-        function = call.function
-        if state is None:
-            ordinal = len(self.calls)
-            call_id = call.id or f"call_{ordinal}_{self.message_id or 'chat'}"
-            name = (function.name if function is not None else None) or ""
-            state = {"ordinal": ordinal, "id": call_id, "name": name, "arguments": []}
-            self.calls[index] = state
-            events.append(ToolCallStart(ordinal, call_id, name, raw=chunk.to_dict()))
-        arguments = function.arguments if function is not None else None
-        if arguments:
-            state["arguments"].append(arguments)
-            events.append(ToolInputDelta(state["ordinal"], arguments, raw=chunk.to_dict()))
-        return events
-
-    def response(self) -> ModelResponse:
-        if self.finish_reason is None:
-            raise ModelError(
-                f"the {_API} stream ended without a finish_reason (connection cut)",
-                kind="stream",
-            )
-        content: list[ContentBlock] = []
-        if self.thinking:
-            content.append(ThinkingBlock("".join(self.thinking), None, {"provider": PROVIDER}))
-        if self.text:
-            content.append(TextBlock("".join(self.text)))
-        for index in sorted(self.calls):
-            state = self.calls[index]
-            content.append(
-                tool_use_from_arguments(state["id"], state["name"], "".join(state["arguments"]))
-            )
-        stop = _FINISH.get(self.finish_reason, self.finish_reason)
-        if stop == "end_turn" and self.calls:
-            stop = "tool_use"  # some servers say "stop" even when they called tools
-        return ModelResponse(
-            content=content,
-            usage=self._usage(),
-            stop_reason=stop,
-            model=self.model,
-            message_id=self.message_id,
-            provider_data={"provider": PROVIDER, "finish_reason": self.finish_reason},
-        )
-
-    def _usage(self) -> Any:
-        usage = self.usage
-        if usage is None:
-            return usage_from(total_input=0, output=0, cached=None, cache_write=None)
-        details = usage.prompt_tokens_details
-        return usage_from(
-            total_input=usage.prompt_tokens,
-            output=usage.completion_tokens,
-            cached=getattr(details, "cached_tokens", None),
-            cache_write=getattr(details, "cache_write_tokens", None),
-        )

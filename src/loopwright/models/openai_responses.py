@@ -7,8 +7,8 @@ and are sent back verbatim on the next turn so the model keeps its chain of thou
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Mapping
-from typing import Any
+from collections.abc import AsyncIterator, Mapping, Sequence
+from typing import Any, cast
 
 import httpx2
 import openai
@@ -17,40 +17,32 @@ from openai.types.responses import Response, ResponseStreamEvent
 from loopwright.errors import ModelError
 from loopwright.messages import (
     AssistantMessage,
-    ContentBlock,
     ImageBlock,
+    ServerToolBlock,
     TextBlock,
     ThinkingBlock,
     ToolResultBlock,
     ToolUseBlock,
-    Usage,
     UserMessage,
 )
 from loopwright.models._openai_common import (
     PROVIDER,
-    context_window_for,
-    is_reasoning_model,
-    kind_for_code,
-    make_client,
+    make_clients,
     map_error,
-    usage_from,
+    request_options,
 )
+from loopwright.models._openai_settings import apply_settings, check_settings, server_tool_params
+from loopwright.models._responses_output import Assembly
 from loopwright.models._wire import (
-    ClientPerLoop,
+    SDK_DEFAULT_TIMEOUT,
     SDKProvider,
+    Timeout,
     json_content,
     tool_arguments_json,
-    tool_use_from_arguments,
 )
-from loopwright.models.base import (
-    ModelEvent,
-    ModelRequest,
-    ModelResponse,
-    TextDelta,
-    ThinkingDelta,
-    ToolCallStart,
-    ToolInputDelta,
-)
+from loopwright.models.base import ModelEvent, ModelRequest
+from loopwright.models.capabilities import Capabilities, capabilities_for
+from loopwright.models.settings import ModelSettings, ServerTool
 
 _API = "OpenAI Responses API"
 # Keys of a reasoning output item that the API accepts back as an input item.
@@ -66,27 +58,38 @@ class OpenAIResponsesModel(SDKProvider):
         *,
         api_key: str | None = None,
         base_url: str | None = None,
-        timeout: float | None = 600.0,
+        timeout: Timeout = SDK_DEFAULT_TIMEOUT,
         max_retries: int = 0,
         default_headers: Mapping[str, str] | None = None,
         http_client: httpx2.AsyncClient | None = None,
         context_window: int | None = None,
         reasoning: bool | None = None,
+        capabilities: Capabilities | None = None,
+        share_client: bool = False,
     ) -> None:
         self._model = model
-        self.context_window: int = context_window or context_window_for(model)
         # Whether to send reasoning settings; non-reasoning models reject them.
-        self.supports_reasoning = is_reasoning_model(model) if reasoning is None else reasoning
-        self._clients = ClientPerLoop(
-            lambda: make_client(
-                api_key=api_key,
-                base_url=base_url,
-                timeout=timeout,
-                max_retries=max_retries,
-                default_headers=default_headers,
-                http_client=http_client,
-            )
+        self.capabilities = (
+            capabilities_for(model, context_window=context_window, reasoning=reasoning)
+            if capabilities is None
+            else capabilities
         )
+        self._clients = make_clients(
+            api_key=api_key,
+            base_url=base_url,
+            timeout=timeout,
+            max_retries=max_retries,
+            default_headers=default_headers,
+            http_client=http_client,
+            share=share_client,
+        )
+        self.created_by_loopwright = share_client
+
+    def check_settings(
+        self, settings: ModelSettings | None, server_tools: Sequence[ServerTool] = ()
+    ) -> None:
+        """Refuse (ConfigurationError) what the Responses API cannot carry, before a request."""
+        check_settings("responses", settings, server_tools, self.supports_reasoning)
 
     async def stream(self, request: ModelRequest) -> AsyncIterator[ModelEvent]:
         client = self._clients.get()
@@ -99,11 +102,11 @@ class OpenAIResponsesModel(SDKProvider):
                 cast_to=Response,
                 stream=True,
                 stream_cls=openai.AsyncStream[ResponseStreamEvent],
-                options={"security": {"bearer_auth": True}},
+                options=request_options(request.settings.extra_headers if request.settings else {}),
             )
         except Exception as exc:
             raise map_error(exc, mid_stream=False, api=_API) from exc
-        assembly = _Assembly(self._model)
+        assembly = Assembly(self._model)
         try:
             async for event in created:
                 delta = assembly.handle(event)
@@ -142,17 +145,21 @@ def build_body(request: ModelRequest, model: str, *, reasoning: bool) -> dict[st
     }
     if request.system:
         body["instructions"] = request.system
-    if request.tools:
-        body["tools"] = [
-            {
-                "type": "function",
-                "name": t.name,
-                "description": t.description,
-                "parameters": t.input_schema,
-                "strict": False,
-            }
-            for t in request.tools
-        ]
+    tools = [
+        {
+            "type": "function",
+            "name": t.name,
+            "description": t.description,
+            "parameters": t.input_schema,
+            "strict": False,
+        }
+        for t in request.tools
+    ]
+    if request.server_tools:
+        check_settings("responses", None, request.server_tools, reasoning)
+        tools.extend(server_tool_params(request.server_tools))
+    if tools:
+        body["tools"] = tools
     if request.max_tokens is not None:
         body["max_output_tokens"] = request.max_tokens
     session_id = request.metadata.get("session_id")
@@ -164,6 +171,8 @@ def build_body(request: ModelRequest, model: str, *, reasoning: bool) -> dict[st
         settings = reasoning_settings(request)
         if settings:
             body["reasoning"] = settings
+    if request.settings is not None:
+        apply_settings("responses", body, request.settings)
     return body
 
 
@@ -236,8 +245,8 @@ def _assistant_items(message: AssistantMessage) -> list[dict[str, Any]]:
                 item = data.get("item")
                 if isinstance(item, dict):
                     items.append({k: v for k, v in item.items() if k in _REASONING_KEYS})
-            case TextBlock(text=text) if text:
-                items.append({"type": "message", "role": "assistant", "content": text})
+            case TextBlock(text=text, provider_data=data) if text or data:
+                _add_text(items, text, data)
             case ToolUseBlock():
                 call: dict[str, Any] = {
                     "type": "function_call",
@@ -249,9 +258,44 @@ def _assistant_items(message: AssistantMessage) -> list[dict[str, Any]]:
                 if isinstance(item_id, str):
                     call["id"] = item_id
                 items.append(call)
+            case ServerToolBlock(provider_data=data) if data and data.get("provider") == PROVIDER:
+                item = data.get("item")
+                if isinstance(item, dict):
+                    items.append(dict(cast(dict[str, Any], item)))
             case _:
-                pass  # other providers' thinking is not portable
+                pass  # other providers' thinking and hosted tools are not portable
     return items
+
+
+def _add_text(items: list[dict[str, Any]], text: str, data: dict[str, Any] | None) -> None:
+    """Our own output messages go back as output messages — id, ``phase`` and annotations
+    included (models from gpt-5.3-codex on need phase on every assistant message); text
+    from elsewhere goes as a plain assistant message."""
+    item_id = (data or {}).get("item_id") if (data or {}).get("provider") == PROVIDER else None
+    if not isinstance(item_id, str):
+        if text:
+            items.append({"type": "message", "role": "assistant", "content": text})
+        return
+    assert data is not None
+    part: dict[str, Any]
+    if data.get("refusal"):
+        part = {"type": "refusal", "refusal": text}
+    else:
+        part = {"type": "output_text", "text": text, "annotations": data.get("annotations", [])}
+    last = items[-1] if items else None
+    if last is not None and last.get("id") == item_id and last.get("type") == "message":
+        last["content"].append(part)  # several parts of one output message
+        return
+    message: dict[str, Any] = {
+        "type": "message",
+        "role": "assistant",
+        "id": item_id,
+        "status": "completed",
+        "content": [part],
+    }
+    if data.get("phase") is not None:
+        message["phase"] = data["phase"]
+    items.append(message)
 
 
 def _text(text: str) -> dict[str, Any]:
@@ -261,126 +305,3 @@ def _text(text: str) -> dict[str, Any]:
 def _image(block: ImageBlock) -> dict[str, Any]:
     url = f"data:{block.media_type};base64,{block.data}"
     return {"type": "input_image", "image_url": url, "detail": "auto"}
-
-
-# --------------------------------------------------------------------------- response
-
-
-class _Assembly:
-    def __init__(self, model: str) -> None:
-        self.model = model
-        self.response_id: str | None = None
-        self.tool_ordinal: dict[int, int] = {}
-        self.done_items: dict[int, Any] = {}
-        self.final: Any = None
-
-    def handle(self, event: Any) -> ModelEvent | None:
-        kind: str = event.type
-        match kind:
-            case "response.output_text.delta" | "response.refusal.delta":
-                return TextDelta(event.delta, raw=event.to_dict())
-            case "response.function_call_arguments.delta":
-                ordinal = self.tool_ordinal.get(event.output_index, 0)
-                return ToolInputDelta(ordinal, event.delta, raw=event.to_dict())
-            case "response.reasoning_summary_text.delta" | "response.reasoning_text.delta":
-                return ThinkingDelta(event.delta, raw=event.to_dict())
-            case "response.output_item.added":
-                item = event.item
-                if item.type == "function_call":
-                    ordinal = len(self.tool_ordinal)
-                    self.tool_ordinal[event.output_index] = ordinal
-                    return ToolCallStart(ordinal, item.call_id, item.name, raw=event.to_dict())
-            case "response.output_item.done":
-                self.done_items[event.output_index] = event.item
-            case "response.created":
-                self.response_id = event.response.id
-            case "response.completed" | "response.incomplete":
-                self.final = event.response
-            case "response.failed":
-                error = event.response.error
-                message = error.message if error is not None else "the response failed"
-                code = error.code if error is not None else None
-                raise ModelError(
-                    f"{_API} response failed ({code}): {message}",
-                    kind=kind_for_code(code, message),
-                )
-            case "error":
-                raise ModelError(
-                    f"{_API} stream error ({event.code}): {event.message}",
-                    kind=kind_for_code(event.code, event.message),
-                )
-            case _:
-                pass
-        return None
-
-    def response(self) -> ModelResponse:
-        final = self.final
-        if final is None:
-            raise ModelError(
-                f"the {_API} stream ended before response.completed (connection cut)",
-                kind="stream",
-            )
-        output = list(final.output) or [self.done_items[i] for i in sorted(self.done_items)]
-        content, refused = _content(output)
-        has_calls = any(isinstance(b, ToolUseBlock) for b in content)
-        stop = "tool_use" if has_calls else "end_turn"
-        if final.status == "incomplete":
-            reason = getattr(final.incomplete_details, "reason", None)
-            stop = "refusal" if reason == "content_filter" else "max_tokens"
-        elif refused:
-            stop = "refusal"
-        usage, reasoning_tokens = _usage(final.usage)
-        return ModelResponse(
-            content=content,
-            usage=usage,
-            stop_reason=stop,
-            model=final.model or self.model,
-            message_id=final.id or self.response_id,
-            provider_data={
-                "provider": PROVIDER,
-                "status": final.status,
-                "reasoning_tokens": reasoning_tokens,
-            },
-        )
-
-
-def _content(output: list[Any]) -> tuple[list[ContentBlock], bool]:
-    content: list[ContentBlock] = []
-    refused = False
-    for item in output:
-        match item.type:
-            case "reasoning":
-                summary = "\n\n".join(part.text for part in item.summary)
-                if not summary and item.content:
-                    summary = "\n\n".join(part.text for part in item.content)
-                data = item.to_dict(exclude_none=True)
-                content.append(ThinkingBlock(summary, None, {"provider": PROVIDER, "item": data}))
-            case "message":
-                for part in item.content:
-                    if part.type == "output_text":
-                        content.append(TextBlock(part.text))
-                    elif part.type == "refusal":
-                        refused = True
-                        content.append(TextBlock(part.refusal))
-            case "function_call":
-                extra = {"item_id": item.id} if item.id else None
-                content.append(
-                    tool_use_from_arguments(item.call_id, item.name, item.arguments, extra)
-                )
-            case _:
-                pass  # hosted-tool items: loopwright does not request them
-    return content, refused
-
-
-def _usage(usage: Any) -> tuple[Usage, int]:
-    if usage is None:
-        return Usage(), 0
-    details = usage.input_tokens_details
-    result = usage_from(
-        total_input=usage.input_tokens,
-        output=usage.output_tokens,
-        cached=getattr(details, "cached_tokens", None),
-        cache_write=getattr(details, "cache_write_tokens", None),
-    )
-    reasoning = getattr(usage.output_tokens_details, "reasoning_tokens", 0) or 0
-    return result, int(reasoning)

@@ -6,23 +6,35 @@ Accepted forms::
     openai:<id>              OpenAI Responses API (OPENAI_API_KEY; OPENAI_BASE_URL optional)
     openai-chat:<id>         Chat Completions: OpenAI or any compatible server
     openai-chat:<id>?base_url=http://localhost:11434/v1&api_key_env=OLLAMA_KEY
+    openai:<alias>?reasoning=true&context_window=400000   capabilities the table lacks
     scripted:<file>          a YAML/JSON script played offline (ScriptedModel)
     sonnet | opus | haiku    current Claude models (ANTHROPIC_DEFAULT_<FAMILY>_MODEL overrides)
     claude-…                 bare ids: claude-* → anthropic, gpt-* / o1 / o3 / o4 → openai
 
 For ``openai-chat`` the base URL comes from ``?base_url=`` or OPENAI_BASE_URL, and the key
 from the variable named by ``?api_key_env=`` or OPENAI_API_KEY; a local server (any base
-URL) needs no key. Provider SDKs are imported only when a provider is chosen.
+URL) needs no key. Every provider string takes ``?base_url=``, ``?api_key_env=`` and the
+capability keys (reasoning, context_window, max_output_tokens, vision).
+
+Providers made from a model string share one SDK client per process for each provider,
+base URL and key (see ``_client_pool``), and are closed by the session that made them.
+Provider SDKs are imported only when a provider is chosen.
 """
 
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from urllib.parse import parse_qs
 
 from loopwright.errors import ConfigurationError
 from loopwright.models.base import Model
+from loopwright.models.capabilities import (
+    CAPABILITY_KEYS,
+    Capabilities,
+    capabilities_for,
+    parse_capability_overrides,
+)
 
 ALIASES: dict[str, str] = {
     "opus": "claude-opus-5-5",
@@ -56,9 +68,9 @@ def resolve_model(spec: str | Model | None, *, env: Mapping[str, str] | None = N
         if configured:
             return resolve_model(configured, env=environment)
         if environment.get("ANTHROPIC_API_KEY"):
-            return _anthropic(DEFAULT_ANTHROPIC_MODEL, environment)
+            return _anthropic(DEFAULT_ANTHROPIC_MODEL, {}, environment)
         if environment.get("OPENAI_API_KEY"):
-            return _openai(DEFAULT_OPENAI_MODEL, environment)
+            return _openai(DEFAULT_OPENAI_MODEL, {}, environment)
         raise ConfigurationError(describe_missing_model())
     if not isinstance(spec, str):
         return spec
@@ -67,14 +79,18 @@ def resolve_model(spec: str | Model | None, *, env: Mapping[str, str] | None = N
         raise ConfigurationError("the model string is empty; " + _FORMS)
     provider, sep, rest = text.partition(":")
     if sep and provider in _PROVIDERS:
-        if not rest:
+        if not rest or rest.startswith("?"):
             raise ConfigurationError(f"model string {spec!r} names no model after '{provider}:'")
-        return _PROVIDERS[provider](rest, environment)
-    bare = _alias(text, environment)
+        if provider == "scripted":
+            return _scripted(rest)
+        model, options = _split_options(rest, provider)
+        return _PROVIDERS[provider](model, options, environment)
+    model, options = _split_options(text, "")
+    bare = _alias(model, environment)
     if bare.startswith("claude-"):
-        return _anthropic(bare, environment)
+        return _anthropic(bare, options, environment)
     if bare.startswith(_OPENAI_PREFIXES):
-        return _openai(bare, environment)
+        return _openai(bare, options, environment)
     raise ConfigurationError(f"cannot tell which provider serves model {spec!r}; " + _FORMS)
 
 
@@ -82,6 +98,20 @@ _FORMS = (
     "use anthropic:<id>, openai:<id>, openai-chat:<id>[?base_url=URL], scripted:<file>, "
     "or an alias (sonnet, opus, haiku)"
 )
+_OPTION_KEYS = ("base_url", "api_key_env", *CAPABILITY_KEYS)
+
+
+def _split_options(rest: str, provider: str) -> tuple[str, dict[str, str]]:
+    """``<id>?key=value&…`` → the id and its options (capabilities, base_url, key variable)."""
+    model, _, query = rest.partition("?")
+    options = {k: v[-1] for k, v in parse_qs(query).items()}
+    unknown = set(options) - set(_OPTION_KEYS)
+    if unknown:
+        where = f"{provider}:{rest}" if provider else rest
+        raise ConfigurationError(
+            f"unknown option(s) {sorted(unknown)} in {where}; supported: " + ", ".join(_OPTION_KEYS)
+        )
+    return model, options
 
 
 def _alias(name: str, env: Mapping[str, str]) -> str:
@@ -100,44 +130,53 @@ _ANTHROPIC_CREDENTIALS = (
 )
 
 
-def _anthropic(model: str, env: Mapping[str, str]) -> Model:
+def _capabilities(model: str, options: Mapping[str, str], where: str) -> Capabilities:
+    return capabilities_for(model, **parse_capability_overrides(options, where))
+
+
+def _anthropic(model: str, options: Mapping[str, str], env: Mapping[str, str]) -> Model:
     from loopwright.models.anthropic import AnthropicModel
 
-    if not any(env.get(name) for name in _ANTHROPIC_CREDENTIALS):
+    model = _alias(model, env)
+    key_variable = options.get("api_key_env", "ANTHROPIC_API_KEY")
+    base_url = options.get("base_url") or env.get("ANTHROPIC_BASE_URL") or None
+    credentials = (key_variable, *_ANTHROPIC_CREDENTIALS[1:])
+    if not any(env.get(name) for name in credentials):
         raise ConfigurationError(
-            f"anthropic:{_alias(model, env)} needs ANTHROPIC_API_KEY; set it, or choose another "
+            f"anthropic:{model} needs {key_variable}; set it, or choose another "
             "model (--model scripted:FILE runs offline)"
         )
     return AnthropicModel(
-        _alias(model, env),
-        api_key=env.get("ANTHROPIC_API_KEY") or None,
-        base_url=env.get("ANTHROPIC_BASE_URL") or None,
+        model,
+        api_key=env.get(key_variable) or None,
+        base_url=base_url,
+        capabilities=_capabilities(model, options, f"anthropic:{model}"),
+        share_client=True,
     )
 
 
-def _openai(model: str, env: Mapping[str, str]) -> Model:
+def _openai(model: str, options: Mapping[str, str], env: Mapping[str, str]) -> Model:
     from loopwright.models.openai_responses import OpenAIResponsesModel
 
-    key = env.get("OPENAI_API_KEY")
+    key_variable = options.get("api_key_env", "OPENAI_API_KEY")
+    key = env.get(key_variable)
     if not key:
         raise ConfigurationError(
-            f"openai:{model} needs OPENAI_API_KEY; set it, or choose another model "
+            f"openai:{model} needs {key_variable}; set it, or choose another model "
             "(--model scripted:FILE runs offline)"
         )
-    return OpenAIResponsesModel(model, api_key=key, base_url=env.get("OPENAI_BASE_URL") or None)
+    return OpenAIResponsesModel(
+        model,
+        api_key=key,
+        base_url=options.get("base_url") or env.get("OPENAI_BASE_URL") or None,
+        capabilities=_capabilities(model, options, f"openai:{model}"),
+        share_client=True,
+    )
 
 
-def _openai_chat(rest: str, env: Mapping[str, str]) -> Model:
+def _openai_chat(model: str, options: Mapping[str, str], env: Mapping[str, str]) -> Model:
     from loopwright.models.openai_chat import OpenAIChatModel
 
-    model, _, query = rest.partition("?")
-    options = {k: v[-1] for k, v in parse_qs(query).items()}
-    unknown = set(options) - {"base_url", "api_key_env"}
-    if unknown:
-        raise ConfigurationError(
-            f"unknown option(s) {sorted(unknown)} in openai-chat:{rest}; "
-            "supported: base_url, api_key_env"
-        )
     base_url = options.get("base_url") or env.get("OPENAI_BASE_URL") or None
     key_variable = options.get("api_key_env", "OPENAI_API_KEY")
     key = env.get(key_variable) or None
@@ -147,18 +186,24 @@ def _openai_chat(rest: str, env: Mapping[str, str]) -> Model:
             "compatible server (openai-chat:<id>?base_url=http://localhost:11434/v1 or "
             "OPENAI_BASE_URL)"
         )
-    return OpenAIChatModel(model, api_key=key, base_url=base_url)
+    return OpenAIChatModel(
+        model,
+        api_key=key,
+        base_url=base_url,
+        capabilities=_capabilities(model, options, f"openai-chat:{model}"),
+        share_client=True,
+    )
 
 
-def _scripted(path: str, env: Mapping[str, str]) -> Model:
+def _scripted(path: str) -> Model:
     from loopwright.models.scripted import ScriptedModel
 
     return ScriptedModel.from_file(path)
 
 
-_PROVIDERS = {
+_PROVIDERS: dict[str, Callable[[str, Mapping[str, str], Mapping[str, str]], Model]] = {
     "anthropic": _anthropic,
     "openai": _openai,
     "openai-chat": _openai_chat,
-    "scripted": _scripted,
+    "scripted": lambda path, options, env: _scripted(path),
 }

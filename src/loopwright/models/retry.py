@@ -83,10 +83,12 @@ class RetryingModel:
         return int(result)
 
     async def aclose(self) -> None:
-        """Close the wrapped models' connections, where they have any."""
+        """Release the connections of the wrapped models loopwright made from model
+        strings. A Model object the user built is the user's to close (it may serve other
+        sessions)."""
         for model in (self.inner, self.fallback):
             closer = getattr(model, "aclose", None)
-            if closer is not None:
+            if closer is not None and getattr(model, "created_by_loopwright", False):
                 await closer()
 
     def delay_for(self, attempt: int, error: ModelError) -> float:

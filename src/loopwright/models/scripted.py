@@ -18,6 +18,7 @@ from typing import Any
 
 from loopwright.errors import ModelError, ModelErrorKind, ScriptError
 from loopwright.messages import ContentBlock, TextBlock, ThinkingBlock, ToolUseBlock, Usage
+from loopwright.models._wire import decode_arguments
 from loopwright.models.base import (
     ModelEvent,
     ModelRequest,
@@ -133,11 +134,8 @@ class _StreamingModel:
 
 
 def _parse_raw_call(call_id: str, name: str, raw: str) -> ToolUseBlock:
-    try:
-        parsed = json.loads(raw)
-    except json.JSONDecodeError:
-        return ToolUseBlock(call_id, name, {}, raw_input=raw)
-    if not isinstance(parsed, dict):
+    parsed = decode_arguments(raw)
+    if parsed is None:
         return ToolUseBlock(call_id, name, {}, raw_input=raw)
     return ToolUseBlock(call_id, name, parsed)
 

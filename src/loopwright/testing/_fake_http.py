@@ -17,6 +17,7 @@ from collections import deque
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
 from typing import Any, Literal, Self
 
 from loopwright.errors import ModelError
@@ -88,7 +89,21 @@ def slow_stream(step: Step, *, delay: float = 0.05) -> Fault:
     return Fault("slow", partial=step, delay=delay)
 
 
-ScriptItem = Step | Fault
+@dataclass(frozen=True, slots=True)
+class Recording:
+    """A recorded response body, replayed byte for byte (an SSE stream exactly as a
+    provider sent it). ``cut`` ends it by dropping the connection instead of cleanly."""
+
+    body: bytes
+    content_type: str = "text/event-stream"
+    cut: bool = False
+
+    @classmethod
+    def from_file(cls, path: str | Path, *, cut: bool = False) -> Recording:
+        return cls(Path(path).read_bytes(), cut=cut)
+
+
+ScriptItem = Step | Fault | Recording
 
 
 @dataclass(frozen=True, slots=True)
@@ -248,6 +263,20 @@ class Exchange:
             handler.send_header(name, value)
         handler.end_headers()
         handler.wfile.write(data)
+
+    def replay(self, recording: Recording) -> None:
+        """Send a recorded body as it was recorded (chunked, like the providers)."""
+        handler = self._handler
+        handler.send_response(200)
+        handler.send_header("Content-Type", recording.content_type)
+        handler.send_header("Transfer-Encoding", "chunked")
+        handler.end_headers()
+        handler.wfile.write(_chunk(recording.body))
+        if recording.cut:
+            handler.close_connection = True
+            handler.connection.shutdown(socket.SHUT_RDWR)
+            return
+        handler.wfile.write(b"0\r\n\r\n")
 
     def reset(self) -> None:
         """Abort the connection with a TCP reset."""

@@ -26,6 +26,7 @@ from loopwright.testing._fake_http import (
     FakeServer,
     Fault,
     RecordedRequest,
+    Recording,
     ScriptItem,
     SSEEvent,
     connection_reset,
@@ -45,6 +46,7 @@ __all__ = [
     "FakeAnthropicServer",
     "Fault",
     "RecordedRequest",
+    "Recording",
     "ScriptItem",
     "connection_reset",
     "http_error",
@@ -89,6 +91,9 @@ class FakeAnthropicServer(FakeServer):
                 "add a step for it"
             )
             exchange.send_json(400, _error_body("invalid_request_error", message))
+            return
+        if isinstance(item, Recording):
+            exchange.replay(item)
             return
         if isinstance(item, Step) and item.error is not None:
             item = fault_from_error(item.error, overloaded_status=self.overloaded_status)
