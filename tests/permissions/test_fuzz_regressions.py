@@ -1,10 +1,8 @@
 """Cases the shell fuzzer found, kept as plain decisions of the analyser.
 
 Each entry is a command, the allow rules it ran under (always with the Read deny rules
-below), and what the fuzzer's oracle saw it do once approved. Those still approved today
-are marked ``xfail(strict=True)``: they are open bypasses reported to the permissions
-owner, and the mark comes off when the analyser is fixed (the strict xfail then fails
-as XPASS, as a reminder).
+below), and what the fuzzer's oracle saw it do once approved. A case still open would be
+marked ``xfail(strict=True)`` until the analyser is fixed.
 """
 
 from __future__ import annotations
@@ -20,7 +18,8 @@ DENY = ["Read(./secrets/**)", "Read(**/.env)"]
 NARROW = ["Bash(echo *)", "Bash(npm run *)", "Bash(git status)", "Bash(ls *)"]
 WITH_GIT = [*NARROW, "Bash(git *)"]
 
-# (command, allow rules, observed effect) — the analyser approves these today.
+# (command, allow rules, observed effect) — approved once, asked about since: git
+# subcommands that write config or plant hooks are protected writes; df's operands are reads.
 _OPEN: list[tuple[str, list[str], str]] = [
     (
         "git init --template=cfg",
@@ -91,9 +90,6 @@ def root(tmp_path: Path) -> Path:
             allow,
             effect,
             id=command,
-            marks=pytest.mark.xfail(
-                strict=True, raises=AssertionError, reason=f"open bypass: {effect}"
-            ),
         )
         for command, allow, effect in _OPEN
     ],
@@ -118,11 +114,5 @@ def _unreadable_proc_link() -> str | None:
     _unreadable_proc_link() is None, reason="/proc/1/cwd is readable here (no error to meet)"
 )
 @pytest.mark.parametrize("command", ["ls /proc/1/cwd", "find -name -H /"])
-@pytest.mark.xfail(
-    strict=True,
-    raises=PermissionError,
-    reason="open: evaluate raises PermissionError (realpath of an unreadable /proc link) "
-    "instead of answering; the executor does not catch it, so the run ends",
-)
 def test_analyser_answers_for_paths_it_cannot_resolve(root: Path, command: str) -> None:
     assert _verdict(root, command, []) in ("allow", "ask", "deny")

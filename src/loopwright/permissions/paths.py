@@ -17,6 +17,8 @@ from pathlib import Path
 
 from loopwright.permissions.rules import PermissionRule
 
+_UNRESOLVABLE = "/\u2400unresolvable"
+
 
 @dataclass(frozen=True, slots=True)
 class PathSpellings:
@@ -43,7 +45,13 @@ def spell(path: str, cwd: Path, home: Path) -> PathSpellings:
     lexical = os.path.normpath(joined)
     if lexical.startswith("//"):
         lexical = lexical[1:]
-    return PathSpellings(lexical, os.path.realpath(lexical))
+    try:
+        resolved = os.path.realpath(lexical)
+    except (OSError, ValueError):
+        # A link we may not read (/proc/1/cwd): where it leads is unknown, so it is
+        # spelled as a place inside no working dir that no allow rule covers.
+        resolved = _UNRESOLVABLE + lexical
+    return PathSpellings(lexical, resolved)
 
 
 def is_inside(path: str, directory: str) -> bool:

@@ -316,8 +316,35 @@ def protected_write(facts: CallFacts) -> str | None:
         if _protected_path(target, facts.cwd, facts):
             return target
     for command in facts.shell.commands:
-        if command.words and not is_read_only(command) and _touches_protected(command, facts):
+        if not command.words or is_read_only(command):
+            continue
+        if (git_write := git_config_write(command.words)) is not None:
+            return git_write
+        if _touches_protected(command, facts):
             return next((w for w in command.words[1:] if is_protected(w)), command.text)
+    return None
+
+
+# git subcommands that write a repository's config or hooks (or make a new repository,
+# whose template can plant hooks): .git changes, so they ask like any protected write.
+_GIT_CONFIG_WRITERS = frozenset(
+    {"init", "clone", "remote", "config", "maintenance", "worktree", "submodule", "lfs"}
+)
+_GIT_UPSTREAM_FLAGS = ("-u", "--set-upstream", "--set-upstream-to", "--track", "-t")
+
+
+def git_config_write(words: Sequence[str]) -> str | None:
+    """The protected path a git command would rewrite, if it is one that writes config."""
+    if os.path.basename(words[0]) != "git":
+        return None
+    rest = [w for w in words[1:] if not w.startswith("-")]
+    sub = rest[0] if rest else ""
+    if sub in _GIT_CONFIG_WRITERS:
+        return f".git/config (git {sub})"
+    if sub in ("branch", "push", "checkout", "switch") and any(
+        w == f or w.startswith(f + "=") for w in words[2:] for f in _GIT_UPSTREAM_FLAGS
+    ):
+        return f".git/config (git {sub} sets an upstream)"
     return None
 
 

@@ -108,7 +108,8 @@ PROGRAMS: dict[str, ProgramOptions] = {
             "all block-size= human-readable si inodes local no-sync sync output[=] "
             "portability print-type total type= exclude-type=" + _STD
         ),
-        operands="names",
+        # df opens each operand to find its file system: a read, as far as deny rules go.
+        operands="content",
     ),
     # -z/-Z run decompressors, -C writes a compiled magic file, -p sets access times.
     "file": program(
