@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 from mcp_support import NPM_DIR, NPM_PACKAGES, REPO, HttpDemoServer
-from system_deps import missing_system_dependency, require_program
 
 from loopwright.tools.base import SessionState, ToolContext
+from system_deps import missing_system_dependency, require_program
 
 
 @pytest.fixture

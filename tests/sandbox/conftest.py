@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+
 from system_deps import require_program
 
 
