@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import asyncio
 import os
-import shutil
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -18,6 +17,7 @@ from typing import Any, Literal
 from loopwright.tools.base import ToolContext, ToolResult
 from loopwright.tools.bash_background import background_shells
 from loopwright.tools.bash_process import kill_process_group, spawn_shell
+from loopwright.tools.spill import session_output_dir
 
 DEFAULT_TIMEOUT_MS = 120_000
 MAX_TIMEOUT_MS = 600_000
@@ -68,23 +68,16 @@ BASH_SCHEMA: dict[str, Any] = {
 }
 
 
-@dataclass(frozen=True, slots=True)
-class OutputDirectory:
-    """The session's temp directory for command output; removed when the session ends."""
-
-    path: Path
-
-    async def aclose(self) -> None:
-        await asyncio.to_thread(shutil.rmtree, self.path, True)
-
-
 def output_directory(ctx: ToolContext) -> Path:
-    """A per-session temp directory for command output files (kept until the session ends)."""
+    """The session's directory for command output files, under $LOOPWRIGHT_HOME: a saved
+    long output outlives the run (a resumed session can still Read it) and goes with the
+    session (sessions prune), never piling up in /tmp."""
     existing = ctx.state.resources.get("bash_output_dir")
-    if isinstance(existing, OutputDirectory) and existing.path.is_dir():
-        return existing.path
-    created = Path(tempfile.mkdtemp(prefix="loopwright-bash-"))
-    ctx.state.resources["bash_output_dir"] = OutputDirectory(created)
+    if isinstance(existing, Path) and existing.is_dir():
+        return existing
+    created = session_output_dir(ctx.session_id) / "bash"
+    created.mkdir(exist_ok=True, mode=0o700)
+    ctx.state.resources["bash_output_dir"] = created
     return created
 
 

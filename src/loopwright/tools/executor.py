@@ -9,16 +9,15 @@ order. Every call gets exactly one result, in the model's order, whatever happen
 from __future__ import annotations
 
 import asyncio
-import tempfile
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 from loopwright import telemetry
 from loopwright.errors import ToolInputError
 from loopwright.messages import ImageBlock, TextBlock, ToolResultBlock, ToolUseBlock
 from loopwright.tools.base import GateDecision, Tool, ToolContext, ToolGate, ToolResult
+from loopwright.tools.spill import spill_text
 
 MAX_PARALLEL_READ_ONLY = 10
 # Past this many characters a tool's text is cut and the whole output kept in a file.
@@ -170,7 +169,9 @@ async def _run_one(
     async with limiter:
         result = await invoke(item.tool, decision.input, ctx, default_timeout)
         result = await gate.after(item.tool, decision.input, result, ctx)
-    block = to_result_block(item.call.id, result, decision.additional_context)
+    block = to_result_block(
+        item.call.id, result, decision.additional_context, session_id=ctx.session_id
+    )
     outcome.results[item.call.id] = block
 
 
@@ -213,31 +214,32 @@ async def _invoke(
 
 
 def to_result_block(
-    tool_use_id: str, result: ToolResult, additional_context: str | None = None
+    tool_use_id: str,
+    result: ToolResult,
+    additional_context: str | None = None,
+    *,
+    session_id: str = "",
 ) -> ToolResultBlock:
     content = result.content
     if isinstance(content, str):
-        content = _cap_text(content)
+        content = _cap_text(content, session_id)
         if additional_context:
             content = f"{content}\n\n{additional_context}"
         return ToolResultBlock(tool_use_id, content, result.is_error)
     blocks: list[TextBlock | ImageBlock] = [
-        TextBlock(_cap_text(b.text)) if isinstance(b, TextBlock) else b for b in content
+        TextBlock(_cap_text(b.text, session_id)) if isinstance(b, TextBlock) else b for b in content
     ]
     if additional_context:
         blocks.append(TextBlock(additional_context))
     return ToolResultBlock(tool_use_id, blocks, result.is_error)
 
 
-def _cap_text(text: str) -> str:
+def _cap_text(text: str, session_id: str) -> str:
     if len(text) <= MAX_RESULT_CHARS:
         return text
-    with tempfile.NamedTemporaryFile(
-        "w", encoding="utf-8", prefix="loopwright-tool-output-", suffix=".txt", delete=False
-    ) as spill:
-        spill.write(text)
+    saved = spill_text(session_id, text)
     kept = text[:MAX_RESULT_CHARS]
     return (
         f"{kept}\n\n[output cut: {len(text) - MAX_RESULT_CHARS} more characters; "
-        f"the full output is in {Path(spill.name)}]"
+        f"the full output is in {saved}]"
     )
