@@ -43,8 +43,9 @@ def describe_missing_model() -> str:
         f"  OPENAI_API_KEY      to use OpenAI (default model {DEFAULT_OPENAI_MODEL})\n"
         "  LOOPWRIGHT_MODEL    to pick a model, e.g. anthropic:claude-opus-5-5, openai:gpt-5.5,\n"
         "                      or openai-chat:llama3.1?base_url=http://localhost:11434/v1\n"
-        "or pass --model. To run offline without any key, use --model scripted:FILE "
-        "(a YAML/JSON script of responses)."
+        "or name a model: Options(model=...) in Python, --model on the command line. To run "
+        "offline without any key, use the model scripted:FILE (a YAML/JSON script of "
+        "responses)."
     )
 
 
@@ -106,7 +107,7 @@ def _anthropic(model: str, env: Mapping[str, str]) -> Model:
     if not any(env.get(name) for name in _ANTHROPIC_CREDENTIALS):
         raise ConfigurationError(
             f"anthropic:{_alias(model, env)} needs ANTHROPIC_API_KEY; set it, or choose another "
-            "model (--model scripted:FILE runs offline)"
+            "model (scripted:FILE runs offline)"
         )
     return AnthropicModel(
         _alias(model, env),
@@ -122,7 +123,7 @@ def _openai(model: str, env: Mapping[str, str]) -> Model:
     if not key:
         raise ConfigurationError(
             f"openai:{model} needs OPENAI_API_KEY; set it, or choose another model "
-            "(--model scripted:FILE runs offline)"
+            "(scripted:FILE runs offline)"
         )
     return OpenAIResponsesModel(model, api_key=key, base_url=env.get("OPENAI_BASE_URL") or None)
 

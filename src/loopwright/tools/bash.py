@@ -17,7 +17,7 @@ from typing import Any, Literal
 from loopwright.tools.base import ToolContext, ToolResult
 from loopwright.tools.bash_background import background_shells
 from loopwright.tools.bash_process import kill_process_group, spawn_shell
-from loopwright.tools.spill import session_output_dir
+from loopwright.tools.spill import remove_if_empty, session_output_dir
 
 DEFAULT_TIMEOUT_MS = 120_000
 MAX_TIMEOUT_MS = 600_000
@@ -73,12 +73,22 @@ def output_directory(ctx: ToolContext) -> Path:
     long output outlives the run (a resumed session can still Read it) and goes with the
     session (sessions prune), never piling up in /tmp."""
     existing = ctx.state.resources.get("bash_output_dir")
-    if isinstance(existing, Path) and existing.is_dir():
-        return existing
+    if isinstance(existing, OutputDirectory) and existing.path.is_dir():
+        return existing.path
     created = session_output_dir(ctx.session_id) / "bash"
     created.mkdir(exist_ok=True, mode=0o700)
-    ctx.state.resources["bash_output_dir"] = created
+    ctx.state.resources["bash_output_dir"] = OutputDirectory(created)
     return created
+
+
+@dataclass(frozen=True, slots=True)
+class OutputDirectory:
+    """The session's Bash output directory; at session end it goes if nothing was kept."""
+
+    path: Path
+
+    async def aclose(self) -> None:
+        await asyncio.to_thread(remove_if_empty, self.path)
 
 
 def render_output(raw: bytes, saved_to: Path) -> tuple[str, bool]:

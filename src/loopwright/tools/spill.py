@@ -47,3 +47,12 @@ def remove_session_outputs(session_id: str) -> None:
     name = _UNSAFE.sub("_", session_id).lstrip(".")
     if name:
         shutil.rmtree(loopwright_home() / "tool-output" / name, ignore_errors=True)
+
+
+def remove_if_empty(directory: Path) -> None:
+    """Remove ``directory`` and then its session directory, each only if empty."""
+    for path in (directory, directory.parent):
+        try:
+            path.rmdir()
+        except OSError:  # not empty (output was kept), or already gone
+            return
