@@ -179,9 +179,16 @@ async def invoke(
     tool: Tool, input: dict[str, Any], ctx: ToolContext, default_timeout: float
 ) -> ToolResult:
     """Call a tool; exceptions and timeouts become error results the model can act on."""
-    attributes = {"loopwright.tool": tool.name, "loopwright.tool_use_id": ctx.tool_use_id}
+    attributes = {
+        telemetry.OPERATION: "execute_tool",
+        telemetry.TOOL_NAME: tool.name,
+        telemetry.TOOL_CALL_ID: ctx.tool_use_id,
+        telemetry.TOOL_TYPE: "function",
+        "loopwright.tool": tool.name,
+        "loopwright.tool_use_id": ctx.tool_use_id,
+    }
     parent = ctx.services.get("trace_context")
-    with telemetry.child_span("loopwright.tool", parent, attributes) as span:
+    with telemetry.child_span(telemetry.tool_span_name(tool.name), parent, attributes) as span:
         result = await _invoke(tool, input, ctx, default_timeout)
         telemetry.annotate(
             span,
