@@ -18,6 +18,8 @@ from pathlib import Path
 
 import pytest
 
+from system_deps import missing_system_dependency
+
 
 @pytest.fixture(autouse=True)
 def isolated_loopwright_home(
@@ -70,7 +72,9 @@ def postgres_port() -> Iterator[int]:
     shared by the session-store and durable-run tests; yields its 127.0.0.1 port."""
     initdb, pg_ctl = _pg_bin("initdb"), _pg_bin("pg_ctl")
     if initdb is None or pg_ctl is None:
-        pytest.skip("PostgreSQL server binaries not found: apt-get install postgresql")
+        missing_system_dependency(
+            "PostgreSQL server binaries (initdb, pg_ctl) not found: apt-get install postgresql"
+        )
     pytest.importorskip("psycopg", reason="psycopg 3 is not installed: pip install psycopg")
     user = _server_user()
     # Not under pytest's tmp dir: that is root-only (0700) and the server user must enter.

@@ -173,9 +173,22 @@ def cost_of(model: str, usage: Usage) -> float | None:
     threshold = price.long_prompt_threshold
     if price.long_prompt is not None and threshold is not None and usage.context_tokens > threshold:
         price = price.long_prompt
-    return (
+    dollars = (
         usage.input_tokens * price.input
         + usage.output_tokens * price.output
         + usage.cache_read_input_tokens * price.cache_read
         + usage.cache_creation_input_tokens * price.cache_write
     ) / 1_000_000
+    return round(dollars, COST_DECIMALS)
+
+
+# Costs are kept to a millionth of a cent: binary float noise (0.0025800000000000003)
+# stays out of results, JSON and budgets, and no price is that precise anyway.
+COST_DECIMALS = 12
+
+
+def add_costs(total: float | None, cost: float | None) -> float | None:
+    """A running total plus one cost; unknown (None) once any part is unknown."""
+    if total is None or cost is None:
+        return None
+    return round(total + cost, COST_DECIMALS)

@@ -70,6 +70,8 @@ class ResultError(LoopwrightError):
     """Raised by ``query(raise_on_error=True)`` after an error result was yielded."""
 
     def __init__(self, result: ResultMessage) -> None:
-        detail = "; ".join(result.errors) or result.subtype
-        super().__init__(f"agent run ended with {result.subtype}: {detail}")
+        # The errors often repeat the subtype ("error_max_turns"): say it once.
+        details = [e for e in result.errors if e and e != result.subtype]
+        said = f"agent run ended with {result.subtype}"
+        super().__init__(f"{said}: {'; '.join(details)}" if details else said)
         self.result = result

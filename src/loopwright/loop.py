@@ -82,6 +82,9 @@ async def agent_loop(rt: Runtime, prompt: UserMessage) -> AsyncIterator[Message]
     parent_context = rt.parent.trace_context if rt.parent is not None else None
     span, rt.trace_context = telemetry.start_run(
         {
+            telemetry.CONVERSATION_ID: rt.session_id,
+            telemetry.REQUEST_MODEL: rt.model.name,
+            telemetry.PROVIDER: telemetry.provider_name(rt.model),
             "loopwright.session_id": rt.session_id,
             "loopwright.model": rt.model.name,
             "loopwright.parent_tool_use_id": rt.parent_tool_use_id,
@@ -122,6 +125,8 @@ def _end_run_span(span: object, result: ResultMessage | None) -> None:
     telemetry.end_run(
         span,
         {
+            telemetry.INPUT_TOKENS: result.usage.input_tokens,
+            telemetry.OUTPUT_TOKENS: result.usage.output_tokens,
             "loopwright.result": result.subtype,
             "loopwright.num_turns": result.num_turns,
             "loopwright.cost_usd": result.total_cost_usd,

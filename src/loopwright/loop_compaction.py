@@ -35,9 +35,16 @@ async def manual_compact(rt: Runtime, run: RunState, focus: str) -> AsyncIterato
             rt, run, Finish("error_during_execution", None, (f"compaction failed: {exc}",))
         )
         return
+    shrank = False
     for message in messages:
+        if isinstance(message, SystemMessage) and message.subtype == "compact_boundary":
+            shrank = message.data["post_tokens"] < message.data["pre_tokens"]
         yield message
-    run.final_text.append("Conversation compacted.")
+    run.final_text.append(
+        "Conversation compacted."
+        if shrank
+        else "Nothing to compact: the conversation is already shorter than a summary of it."
+    )
     yield result_message(rt, run, Finish("success", "end_turn"))
 
 

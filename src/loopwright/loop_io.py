@@ -117,8 +117,17 @@ async def ask_model(
 ) -> None:
     """Stream one response; deltas and retry notices go to the outbox as they arrive."""
     started = time.monotonic()
-    attributes = {"loopwright.model": rt.model.name, "loopwright.messages": len(request.messages)}
-    with telemetry.child_span("loopwright.model_call", rt.trace_context, attributes) as span:
+    attributes = {
+        telemetry.OPERATION: "chat",
+        telemetry.PROVIDER: telemetry.provider_name(rt.model),
+        telemetry.REQUEST_MODEL: rt.model.name,
+        telemetry.REQUEST_MAX_TOKENS: request.max_tokens,
+        telemetry.CONVERSATION_ID: rt.session_id,
+        "loopwright.model": rt.model.name,
+        "loopwright.messages": len(request.messages),
+    }
+    span_name = telemetry.chat_span_name(rt.model.name)
+    with telemetry.child_span(span_name, rt.trace_context, attributes, "client") as span:
         try:
             await _stream_into(outbox, rt, request, response_box)
         finally:
@@ -128,6 +137,13 @@ async def ask_model(
             telemetry.annotate(
                 span,
                 {
+                    telemetry.RESPONSE_MODEL: response.model or rt.model.name,
+                    telemetry.RESPONSE_ID: response.message_id,
+                    telemetry.FINISH_REASONS: [response.stop_reason or "unknown"],
+                    telemetry.INPUT_TOKENS: response.usage.input_tokens,
+                    telemetry.OUTPUT_TOKENS: response.usage.output_tokens,
+                    telemetry.CACHE_READ_TOKENS: response.usage.cache_read_input_tokens,
+                    telemetry.CACHE_CREATION_TOKENS: response.usage.cache_creation_input_tokens,
                     "loopwright.stop_reason": response.stop_reason,
                     "loopwright.input_tokens": response.usage.input_tokens,
                     "loopwright.output_tokens": response.usage.output_tokens,

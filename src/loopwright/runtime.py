@@ -16,7 +16,7 @@ from typing import Any
 
 from loopwright.context.compaction import CompactionBreaker, CompactionSettings
 from loopwright.context.tokens import ContextMeter
-from loopwright.cost import cost_of
+from loopwright.cost import add_costs, cost_of
 from loopwright.errors import ConfigurationError
 from loopwright.hooks import HookEvent, HookOutcome, HookRunner, hook_input
 from loopwright.messages import ConversationMessage, Message, SystemMessage, Usage
@@ -52,7 +52,7 @@ class Totals:
         self.usage = self.usage + usage
         cost = cost_of(model, usage)
         # One unpriced model makes the total unknown: None, never a guess.
-        self.cost_usd = None if cost is None or self.cost_usd is None else self.cost_usd + cost
+        self.cost_usd = add_costs(self.cost_usd, cost)
         entry = self.model_usage.setdefault(
             model,
             {
@@ -65,9 +65,7 @@ class Totals:
         )
         for key, value in usage.to_dict().items():
             entry[key] += value
-        entry["cost_usd"] = (
-            None if cost is None or entry["cost_usd"] is None else (entry["cost_usd"] + cost)
-        )
+        entry["cost_usd"] = add_costs(entry["cost_usd"], cost)
 
 
 @dataclass(slots=True)

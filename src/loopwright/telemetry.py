@@ -1,9 +1,13 @@
 """OpenTelemetry spans for runs, model calls and tool calls (optional dependency).
 
-Once the application has set an OpenTelemetry tracer provider, every run is a
-``loopwright.run`` span whose children are ``loopwright.model_call`` and ``loopwright.tool``
-spans. Until then (or without ``opentelemetry-api`` at all) every function here does
-nothing and costs next to nothing.
+Spans follow OpenTelemetry's GenAI semantic conventions, which tracing backends understand
+without configuration: a run is an ``invoke_agent loopwright`` span whose children are
+``chat {model}`` spans (kind CLIENT: a call to a model service) and ``execute_tool {tool}``
+spans, with ``gen_ai.operation.name``, ``gen_ai.provider.name``, ``gen_ai.request.model``,
+``gen_ai.usage.*``, ``gen_ai.tool.name`` and friends. loopwright's own ``loopwright.*``
+attributes (session id, cost, turns) ride along. Until the application sets a tracer
+provider (or without ``opentelemetry-api`` at all) every function here does nothing and
+costs next to nothing.
 
 Spans are parented explicitly rather than through the "current span": the loop is an
 async generator, and making a span current inside it would leak into its consumer.
@@ -12,14 +16,57 @@ async generator, and making a span current inside it would leak into its consume
 from __future__ import annotations
 
 import sys
-from collections.abc import Generator, Mapping
+from collections.abc import Generator, Mapping, Sequence
 from contextlib import contextmanager
-from typing import Any
+from typing import Any, Literal
 
 _INSTRUMENTATION_NAME = "loopwright"
 _tracer: Any = None
 
-Attributes = Mapping[str, str | int | float | bool | None]
+SpanKind = Literal["client", "internal"]
+
+# GenAI semantic-convention names (https://opentelemetry.io/docs/specs/semconv/gen-ai/).
+OPERATION = "gen_ai.operation.name"
+PROVIDER = "gen_ai.provider.name"
+REQUEST_MODEL = "gen_ai.request.model"
+RESPONSE_MODEL = "gen_ai.response.model"
+RESPONSE_ID = "gen_ai.response.id"
+FINISH_REASONS = "gen_ai.response.finish_reasons"
+REQUEST_MAX_TOKENS = "gen_ai.request.max_tokens"
+INPUT_TOKENS = "gen_ai.usage.input_tokens"
+OUTPUT_TOKENS = "gen_ai.usage.output_tokens"
+CACHE_READ_TOKENS = "gen_ai.usage.cache_read.input_tokens"
+CACHE_CREATION_TOKENS = "gen_ai.usage.cache_creation.input_tokens"
+CONVERSATION_ID = "gen_ai.conversation.id"
+AGENT_NAME = "gen_ai.agent.name"
+TOOL_NAME = "gen_ai.tool.name"
+TOOL_CALL_ID = "gen_ai.tool.call.id"
+TOOL_TYPE = "gen_ai.tool.type"
+ERROR_TYPE = "error.type"
+
+AGENT_SPAN_NAME = "invoke_agent loopwright"
+
+
+def chat_span_name(model: str) -> str:
+    return f"chat {model}"
+
+
+def tool_span_name(tool: str) -> str:
+    return f"execute_tool {tool}"
+
+
+def provider_name(model: object) -> str:
+    """The ``gen_ai.provider.name`` of a model object, by the module that defines it:
+    the well-known names for the official SDKs, ``loopwright`` for offline models."""
+    module = type(model).__module__
+    if module.endswith("anthropic"):
+        return "anthropic"
+    if "openai" in module:
+        return "openai"
+    return "loopwright"
+
+
+Attributes = Mapping[str, str | int | float | bool | Sequence[str] | None]
 
 
 def _get_tracer() -> Any:
@@ -53,7 +100,11 @@ def start_run(attributes: Attributes, parent: Any = None) -> tuple[Any, Any]:
         return None, None
     from opentelemetry import trace
 
-    span = tracer.start_span("loopwright.run", context=parent, attributes=_clean(attributes))
+    span = tracer.start_span(
+        AGENT_SPAN_NAME,
+        context=parent,
+        attributes={OPERATION: "invoke_agent", AGENT_NAME: "loopwright", **_clean(attributes)},
+    )
     return span, trace.set_span_in_context(span)
 
 
@@ -64,19 +115,26 @@ def end_run(span: Any, attributes: Attributes, error: str | None = None) -> None
     if error is not None:
         from opentelemetry.trace import Status, StatusCode
 
+        if ERROR_TYPE not in attributes:
+            span.set_attributes({ERROR_TYPE: "loopwright.tool_error"})
         span.set_status(Status(StatusCode.ERROR, error))
     span.end()
 
 
 @contextmanager
-def child_span(name: str, parent: Any, attributes: Attributes) -> Generator[Any]:
+def child_span(
+    name: str, parent: Any, attributes: Attributes, kind: SpanKind = "internal"
+) -> Generator[Any]:
     """A span under ``parent`` (a context from :func:`start_run`); yields it, or None."""
     tracer = _get_tracer()
     if tracer is None:
         yield None
         return
+    from opentelemetry.trace import SpanKind as OtelSpanKind
+
+    otel_kind = OtelSpanKind.CLIENT if kind == "client" else OtelSpanKind.INTERNAL
     with tracer.start_as_current_span(
-        name, context=parent, attributes=_clean(attributes), record_exception=True
+        name, context=parent, kind=otel_kind, attributes=_clean(attributes), record_exception=True
     ) as span:
         yield span
 
@@ -89,4 +147,6 @@ def annotate(span: Any, attributes: Attributes, error: str | None = None) -> Non
     if error is not None:
         from opentelemetry.trace import Status, StatusCode
 
+        if ERROR_TYPE not in attributes:
+            span.set_attributes({ERROR_TYPE: "loopwright.tool_error"})
         span.set_status(Status(StatusCode.ERROR, error))

@@ -16,6 +16,11 @@ from pathlib import Path
 import pytest
 
 ANSI = re.compile(rb"\x1b\[[0-9;?]*[A-Za-z]|\x1b\][^\x07]*\x07|\r")
+# The line editor turns on bracketed paste exactly when it starts reading a prompt: shown
+# as this marker, it tells a test that the REPL waits for input (its "> " is drawn with
+# cursor moves, and redrawn with every typed line, so the text alone cannot say that).
+BRACKETED_PASTE_ON = b"\x1b[?2004h"
+READY = "\u27e8ready\u27e9"
 DEFAULT_TIMEOUT = 20.0
 
 
@@ -50,7 +55,8 @@ class PtySession:
             chunk = os.read(self.fd, 65536)
         except OSError:  # the child closed the terminal
             return False
-        text = ANSI.sub(b"", chunk).decode(errors="replace")
+        marked = chunk.replace(BRACKETED_PASTE_ON, READY.encode())
+        text = ANSI.sub(b"", marked).decode(errors="replace")
         self.seen += text
         self._unread += text
         return bool(chunk)

@@ -18,7 +18,7 @@ def write_script(path: Path, steps: list[dict[str, object]]) -> Path:
 
 
 def run_cli(
-    *args: str, cwd: Path, env: dict[str, str] | None = None
+    *args: str, cwd: Path, env: dict[str, str] | None = None, stdin: str | None = None
 ) -> subprocess.CompletedProcess[str]:
     environment = {
         k: v
@@ -26,8 +26,16 @@ def run_cli(
         if k not in ("ANTHROPIC_API_KEY", "OPENAI_API_KEY", "LOOPWRIGHT_MODEL", "OPENAI_BASE_URL")
     }
     environment.update(env or {})
+    # Without piped text the CLI gets /dev/null: never an inherited pipe it would wait on.
     return subprocess.run(
-        [*CLI, *args], cwd=cwd, capture_output=True, text=True, env=environment, timeout=60
+        [*CLI, *args],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        env=environment,
+        timeout=60,
+        input=stdin,
+        stdin=subprocess.DEVNULL if stdin is None else None,
     )
 
 
@@ -80,8 +88,8 @@ def test_stream_json_is_one_message_per_line_init_first_result_last(tmp_path: Pa
     results = [
         b
         for line in lines
-        if line["type"] == "user" and isinstance(line["content"], list)
-        for b in line["content"]
+        if line["type"] == "user" and isinstance(line["message"]["content"], list)
+        for b in line["message"]["content"]
     ]
     assert "hello-from-bash" in results[0]["content"]
 

@@ -1,13 +1,16 @@
 """The interactive CLI on a real pseudo-terminal, with a scripted model and real tools."""
 
+import json
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import yaml
 
-PROMPT = "> "
-ASK = "[a]lways allow Bash: "
+from .conftest import READY
+
+PROMPT = READY  # the line editor waits for a prompt
+ASK = "[a]lways allow "
 
 StartCli = Callable[..., Any]
 
@@ -180,3 +183,93 @@ def test_an_output_format_for_print_mode_is_refused_on_a_terminal(
     assert cli.wait() == 2
     said = " ".join(cli.seen.split())
     assert "--output-format json is for print mode" in said
+
+
+def _prompts_in_transcripts(home: Path) -> list[str]:
+    prompts: list[str] = []
+    for transcript in sorted((home / "projects").glob("*/*.jsonl")):
+        for line in transcript.read_text().splitlines():
+            message = json.loads(line).get("payload", {})
+            if message.get("type") == "user" and isinstance(message.get("content"), str):
+                prompts.append(message["content"])
+    return prompts
+
+
+def test_always_is_scoped_to_the_command_prefix(tmp_path: Path, start_cli: StartCli) -> None:
+    model = write_script(
+        tmp_path / "s.yaml",
+        [
+            bash_step("touch a.txt"),
+            bash_step("touch b.txt"),
+            bash_step("rm a.txt"),
+            {"text": "done"},
+        ],
+    )
+    cli = start_cli("--model", model, "--tools", "Bash", cwd=tmp_path)
+    cli.expect(PROMPT)
+    cli.send_line("make files, then remove one")
+    cli.expect("[a]lways allow Bash(touch *): ")
+    cli.send_line("a")
+    cli.expect("? allow Bash(rm a.txt)")  # touch b.txt went through; rm is asked about
+    cli.expect("[a]lways allow Bash(rm *): ")
+    cli.send_line("n")
+    cli.expect("done")
+    cli.expect(PROMPT)
+    assert (tmp_path / "a.txt").exists() and (tmp_path / "b.txt").exists()
+    cli.send_line("/exit")
+    assert cli.wait() == 0
+
+
+def test_history_is_kept_across_sessions(
+    tmp_path: Path, start_cli: StartCli, isolated_loopwright_home: Path
+) -> None:
+    model = write_script(tmp_path / "s.yaml", [{"text": "first answer"}])
+    first = start_cli("--model", model, cwd=tmp_path)
+    first.expect(PROMPT)
+    first.send_line("remember this prompt")
+    first.expect("first answer")
+    first.expect(PROMPT)
+    first.send_line("/exit")
+    assert first.wait() == 0
+    assert "remember this prompt" in (isolated_loopwright_home / "repl_history").read_text()
+
+    again = write_script(tmp_path / "again.yaml", [{"text": "second answer"}])
+    second = start_cli("--model", again, cwd=tmp_path)
+    second.expect(PROMPT)
+    # Up twice: past the previous session's /exit to its prompt (the screen shows only
+    # what changed, so the recalled text is checked in the transcript below).
+    second.send_bytes(b"\x1b[A\x1b[A\r")
+    second.expect("second answer")
+    second.expect(PROMPT)
+    second.send_line("/exit")
+    assert second.wait() == 0
+    assert _prompts_in_transcripts(isolated_loopwright_home).count("remember this prompt") == 2
+
+
+def test_a_trailing_backslash_or_alt_enter_continues_the_prompt(
+    tmp_path: Path, start_cli: StartCli, isolated_loopwright_home: Path
+) -> None:
+    model = write_script(tmp_path / "s.yaml", [{"text": "got three lines"}])
+    cli = start_cli("--model", model, cwd=tmp_path)
+    cli.expect(PROMPT)
+    cli.send_bytes(b"line one\\\r")
+    cli.send_bytes(b"line two\x1b\r")  # Alt-Enter arrives as Esc then Enter
+    cli.send_line("line three")
+    cli.expect("got three lines")
+    cli.expect(PROMPT)
+    cli.send_line("/exit")
+    assert cli.wait() == 0
+    assert "line one\nline two\nline three" in _prompts_in_transcripts(isolated_loopwright_home)
+
+
+def test_tab_completes_a_slash_command(tmp_path: Path, start_cli: StartCli) -> None:
+    model = write_script(tmp_path / "s.yaml", [{"text": "unused"}])
+    cli = start_cli("--model", model, cwd=tmp_path)
+    cli.expect(PROMPT)
+    cli.send_bytes(b"/he\t")
+    cli.expect("/help")
+    cli.send_bytes(b"\r")
+    cli.expect("Tab completes a /command")
+    cli.expect(PROMPT)
+    cli.send_line("/exit")
+    assert cli.wait() == 0

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from loopwright.cli.schedule import cron_schedule
+from loopwright.cli.schedule import CRON_ENV_LOADER, cron_schedule
 
 CLI = [sys.executable, "-m", "loopwright.cli.main"]
 AWKWARD_PROMPT = 'fix 100% of the "flaky" tests in $HOME\\src'
@@ -93,7 +93,8 @@ def test_cron_line_runs_the_prompt_in_the_directory(tmp_path: Path) -> None:
     line = done.stdout.strip()
     assert line.startswith("*/15 * * * * cd ")
     assert "100%" not in line  # cron would turn a bare % into a newline
-    words = shlex.split(line.split(" ", 5)[5].replace("\\%", "%"))
+    command = line.split(" ", 5)[5].replace("\\%", "%")
+    words = shlex.split(command.replace(CRON_ENV_LOADER, ""))
     assert words[:3] == ["cd", str(tmp_path.resolve()), "&&"]
     assert words[3:8] == [sys.executable, "-m", "loopwright.cli.main", "-p", AWKWARD_PROMPT]
 
@@ -124,12 +125,12 @@ def test_a_prompt_starting_with_a_dash_reaches_each_run_as_the_prompt(
 ) -> None:
     from loopwright.cli.main import build_parser
     from loopwright.cli.outer_loop import loop_parser
-    from loopwright.cli.schedule import ScheduledRun
+    from loopwright.cli.schedule import Every, ScheduledRun
 
     run = ScheduledRun(
         name="dash",
         prompt="-v fix the failing test",
-        every_seconds=3600,
+        when=Every(3600),
         cwd=tmp_path,
         until=until,
         agent_args=("--max-turns", "3"),
@@ -156,3 +157,67 @@ def test_a_prompt_with_a_line_break_is_refused_for_cron(tmp_path: Path) -> None:
     assert done.returncode == 2
     assert "line break" in done.stderr and "systemd timer" in done.stderr
     assert done.stdout == ""
+
+
+def test_at_a_time_of_day_is_a_persistent_calendar_timer(tmp_path: Path) -> None:
+    done = schedule("nightly triage", "--at", "03:00", "--dry-run", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert "OnCalendar=*-*-* 03:00:00" in done.stdout
+    assert "Persistent=true" in done.stdout
+    assert "OnUnitActiveSec" not in done.stdout
+
+
+def test_on_calendar_passes_a_systemd_spec_through(tmp_path: Path) -> None:
+    done = schedule("weekday check", "--on-calendar", "Mon..Fri 09:00", "--dry-run", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert "OnCalendar=Mon..Fri 09:00" in done.stdout and "Persistent=true" in done.stdout
+
+
+@pytest.mark.skipif(shutil.which("systemd-analyze") is None, reason="needs systemd-analyze")
+def test_an_invalid_calendar_spec_is_refused_with_where_to_look(tmp_path: Path) -> None:
+    done = schedule("x", "--on-calendar", "every other blue moon", "--dry-run", cwd=tmp_path)
+    assert done.returncode == 2
+    assert "is not a systemd calendar spec" in done.stderr and "man systemd.time" in done.stderr
+
+
+@pytest.mark.parametrize("bad", ["3am", "24:00", "7:5", "12:60"])
+def test_a_time_that_is_not_hh_mm_is_refused(tmp_path: Path, bad: str) -> None:
+    done = schedule("x", "--at", bad, "--dry-run", cwd=tmp_path)
+    assert done.returncode == 2
+    assert "write HH:MM" in done.stderr
+
+
+def test_cron_at_a_time_of_day_loads_the_env_file(tmp_path: Path) -> None:
+    done = schedule("nightly", "--at", "3:05", "--cron", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    line = done.stdout.strip()
+    assert line.startswith("5 3 * * * cd ")
+    assert '. "$HOME/.config/loopwright/env"' in line
+
+
+def test_the_cron_line_really_exports_the_env_file_to_the_run(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    (home / ".config" / "loopwright").mkdir(parents=True)
+    (home / ".config" / "loopwright" / "env").write_text("LOOPWRIGHT_PROBE=from-env-file\n")
+    command = f"cd {shlex.quote(str(tmp_path))} && {CRON_ENV_LOADER} printenv LOOPWRIGHT_PROBE"
+    ran = subprocess.run(
+        ["/bin/sh", "-c", command],
+        env={"HOME": str(home), "PATH": "/usr/bin:/bin"},
+        capture_output=True,
+        text=True,
+        timeout=30,
+    )
+    assert ran.stdout.strip() == "from-env-file"
+
+
+def test_cron_cannot_take_a_calendar_spec(tmp_path: Path) -> None:
+    done = schedule("x", "--on-calendar", "Mon..Fri 09:00", "--cron", cwd=tmp_path)
+    assert done.returncode == 2
+    assert "use --at HH:MM or --every" in done.stderr
+
+
+def test_exactly_one_of_every_at_and_on_calendar(tmp_path: Path) -> None:
+    none = schedule("x", "--dry-run", cwd=tmp_path)
+    both = schedule("x", "--every", "1h", "--at", "03:00", "--dry-run", cwd=tmp_path)
+    assert none.returncode == 2 and "one of the arguments --every --at --on-calendar" in none.stderr
+    assert both.returncode == 2 and "not allowed with argument" in both.stderr

@@ -10,6 +10,7 @@ from loopwright.messages import ResultMessage, SystemMessage
 from loopwright.permissions.policy import PermissionResultAllow, PermissionResultDeny
 from loopwright.sandbox.bwrap import SandboxSettings
 from loopwright.testing import ScriptedModel, text, tool_call
+from system_deps import require_program
 
 from .helpers import collect, tool_results
 
@@ -234,6 +235,7 @@ async def test_set_permission_mode_takes_effect_on_the_next_call(tmp_path: Path)
 
 
 async def test_sandboxed_bash_cannot_write_outside_the_working_dir(tmp_path: Path) -> None:
+    require_program("bwrap", purpose="the sandbox test")
     outside = tmp_path / "outside"
     outside.mkdir()
     work = tmp_path / "work"

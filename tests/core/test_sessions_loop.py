@@ -315,7 +315,13 @@ async def test_manual_compact_prompt_compacts_and_reports_a_boundary(tmp_path: P
     async with Client(
         Options(permission_mode="bypassPermissions", model=model, cwd=tmp_path, tools=[])
     ) as client:
-        for prompt in ("first question", "second question", "/compact keep the numbers"):
+        # Long enough that a summary is smaller (a short chat is left as it is).
+        long_tail = " details" * 500
+        for prompt in (
+            "first question" + long_tail,
+            "second question" + long_tail,
+            "/compact keep the numbers",
+        ):
             await client.query(prompt)
             messages = [m async for m in client.receive_response()]
         await client.query("third question")

@@ -47,12 +47,12 @@ async def test_run_model_and_tool_spans_nest() -> None:
         ),
     )
     spans = {s.name: s for s in _EXPORTER.get_finished_spans()}
-    run_span = spans["loopwright.run"]
+    run_span = spans["invoke_agent loopwright"]
     assert run_span.attributes is not None
     assert run_span.attributes["loopwright.result"] == "success"
     assert run_span.attributes["loopwright.session_id"] == result.session_id
-    models = [s for s in _EXPORTER.get_finished_spans() if s.name == "loopwright.model_call"]
-    tools = [s for s in _EXPORTER.get_finished_spans() if s.name == "loopwright.tool"]
+    models = [s for s in _EXPORTER.get_finished_spans() if s.name == "chat scripted"]
+    tools = [s for s in _EXPORTER.get_finished_spans() if s.name == "execute_tool look"]
     assert len(models) == 2 and len(tools) == 1
     for child in (*models, *tools):
         assert child.parent is not None and child.parent.span_id == run_span.context.span_id
@@ -79,7 +79,7 @@ async def test_subagent_run_span_hangs_under_the_parent_run() -> None:
             persist_session=False,
         ),
     )
-    runs = [s for s in _EXPORTER.get_finished_spans() if s.name == "loopwright.run"]
+    runs = [s for s in _EXPORTER.get_finished_spans() if s.name == "invoke_agent loopwright"]
     assert len(runs) == 2
     child = next(s for s in runs if s.parent is not None)
     parent = next(s for s in runs if s.parent is None)
@@ -105,6 +105,43 @@ async def test_failed_tool_marks_its_span_as_an_error() -> None:
             persist_session=False,
         ),
     )
-    [span] = [s for s in _EXPORTER.get_finished_spans() if s.name == "loopwright.tool"]
+    [span] = [s for s in _EXPORTER.get_finished_spans() if s.name == "execute_tool broken"]
     assert span.status.status_code == StatusCode.ERROR
+    assert span.attributes is not None and "error.type" in span.attributes
     assert "disk on fire" in (span.status.description or "")
+
+
+async def test_spans_carry_the_genai_semantic_conventions() -> None:
+    from opentelemetry.trace import SpanKind
+
+    model = ScriptedModel([tool_call("look", path="a"), text("done")])
+    result = await run(
+        "go",
+        Options(
+            model=model,
+            tools=[look],
+            allowed_tools=["look"],
+            setting_sources=[],
+            persist_session=False,
+        ),
+    )
+    spans = _EXPORTER.get_finished_spans()
+    chat = next(s for s in spans if s.name == "chat scripted")
+    assert chat.kind == SpanKind.CLIENT
+    assert chat.attributes is not None
+    assert chat.attributes["gen_ai.operation.name"] == "chat"
+    assert chat.attributes["gen_ai.provider.name"] == "loopwright"
+    assert chat.attributes["gen_ai.request.model"] == "scripted"
+    assert chat.attributes["gen_ai.usage.input_tokens"] == 10
+    assert chat.attributes["gen_ai.usage.output_tokens"] == 5
+    assert tuple(chat.attributes["gen_ai.response.finish_reasons"]) == ("tool_use",)
+    assert chat.attributes["gen_ai.conversation.id"] == result.session_id
+    tool_span = next(s for s in spans if s.name == "execute_tool look")
+    assert tool_span.kind == SpanKind.INTERNAL and tool_span.attributes is not None
+    assert tool_span.attributes["gen_ai.operation.name"] == "execute_tool"
+    assert tool_span.attributes["gen_ai.tool.name"] == "look"
+    assert str(tool_span.attributes["gen_ai.tool.call.id"]).startswith("toolu_")
+    agent = next(s for s in spans if s.name == "invoke_agent loopwright")
+    assert agent.attributes is not None
+    assert agent.attributes["gen_ai.operation.name"] == "invoke_agent"
+    assert agent.attributes["loopwright.session_id"] == result.session_id  # extras kept

@@ -5,7 +5,6 @@ No ``__init__.py`` here on purpose: a package named ``mcp`` would shadow the rea
 
 from __future__ import annotations
 
-import shutil
 import subprocess
 from collections.abc import Iterator
 from pathlib import Path
@@ -14,6 +13,7 @@ import pytest
 from mcp_support import NPM_DIR, NPM_PACKAGES, REPO, HttpDemoServer
 
 from loopwright.tools.base import SessionState, ToolContext
+from system_deps import missing_system_dependency, require_program
 
 
 @pytest.fixture
@@ -26,16 +26,16 @@ def npm_servers() -> Path:
     """The npm reference servers, installed by scripts/install-mcp-servers.sh if missing."""
     wanted = [NPM_PACKAGES / "server-filesystem", NPM_PACKAGES / "server-everything"]
     if not all((p / "dist" / "index.js").exists() for p in wanted):
-        if shutil.which("node") is None or shutil.which("npm") is None:
-            pytest.skip("SKIPPED LOUDLY: node/npm not installed; npm MCP servers cannot run")
+        require_program("node", purpose="running the npm MCP reference servers")
+        require_program("npm", purpose="installing the npm MCP reference servers")
         script = REPO / "scripts" / "install-mcp-servers.sh"
         done = subprocess.run(
             [str(script), str(NPM_DIR)], capture_output=True, text=True, timeout=300
         )
         if done.returncode != 0:
-            pytest.skip(
-                "SKIPPED LOUDLY: could not install the npm MCP reference servers "
-                f"(no registry?): {done.stderr.strip()[-500:]}"
+            missing_system_dependency(
+                "could not install the npm MCP reference servers (no registry?); run "
+                f"scripts/install-mcp-servers.sh: {done.stderr.strip()[-500:]}"
             )
     return NPM_PACKAGES
 

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import argparse
+import asyncio
 
+from loopwright.cli.session_ids import session_to_resume
 from loopwright.errors import ConfigurationError
 from loopwright.models.settings import ModelSettings, parse_setting
 from loopwright.options import Options
@@ -106,6 +108,11 @@ def model_settings_from_args(args: argparse.Namespace) -> ModelSettings | None:
 
 def options_from_args(args: argparse.Namespace) -> Options:
     check_agent_arguments(args)
+    # --resume takes a unique prefix and --continue must find a session: both become the
+    # full id here, so the run opens exactly the session the user meant.
+    resume = asyncio.run(
+        session_to_resume(args.session_store, args.cwd, args.resume, args.continue_conversation)
+    )
     return Options(
         model=args.model,
         model_settings=model_settings_from_args(args),
@@ -120,8 +127,7 @@ def options_from_args(args: argparse.Namespace) -> Options:
         permission_mode=args.permission_mode,
         add_dirs=args.add_dir,
         include_partial_messages=args.include_partial_messages,
-        resume=args.resume,
-        continue_conversation=args.continue_conversation,
+        resume=resume,
         fork_session=args.fork_session,
         resume_at=args.resume_at,
         session_id=args.session_id,

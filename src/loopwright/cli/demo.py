@@ -52,6 +52,9 @@ async def run_demo(console: Console | None = None) -> int:
             permission_mode="acceptEdits",
             allowed_tools=["Bash(python3 -m unittest *)"],
             setting_sources=[],
+            # The project lives in a temp dir deleted below: a transcript of it could
+            # never be resumed, so none is written.
+            persist_session=False,
         )
         result: ResultMessage | None = None
         task = "The tests in this project fail. Find and fix the bug."

@@ -5,11 +5,13 @@ from __future__ import annotations
 import argparse
 import asyncio
 import os
+import stat
 import sys
 from collections.abc import Sequence
 
 from loopwright.cli.agent_arguments import add_agent_arguments, options_from_args
 from loopwright.cli.render import result_text, to_json_line
+from loopwright.cli.stream_json import StreamJsonWriter
 from loopwright.client import query
 from loopwright.errors import ConfigurationError, LoopwrightError
 from loopwright.messages import ResultMessage
@@ -42,9 +44,10 @@ def build_parser() -> argparse.ArgumentParser:
 
 async def print_mode(prompt: str, options: Options, output_format: str) -> int:
     result: ResultMessage | None = None
+    stream = StreamJsonWriter()
     async for message in query(prompt, options):
         if output_format == "stream-json":
-            sys.stdout.write(to_json_line(message) + "\n")
+            sys.stdout.write(stream.line(message) + "\n")
             sys.stdout.flush()
         if isinstance(message, ResultMessage):
             result = message
@@ -56,6 +59,28 @@ async def print_mode(prompt: str, options: Options, output_format: str) -> int:
         stream = sys.stderr if result.is_error else sys.stdout
         print(result_text(result), file=stream)
     return EXIT_ERROR_RESULT if result.is_error else 0
+
+
+def piped_input() -> str | None:
+    """What was piped to standard input (`cat build.log | loopwright -p ...`), else None.
+
+    Only a pipe or a file counts: a terminal is the user, and /dev/null, a socket or a
+    closed stdin (cron, CI, an IDE's task runner) give nothing to wait for."""
+    try:
+        mode = os.fstat(sys.stdin.fileno()).st_mode
+    except (AttributeError, OSError, ValueError):
+        return None
+    if not (stat.S_ISFIFO(mode) or stat.S_ISREG(mode)):
+        return None
+    return sys.stdin.read()
+
+
+def with_piped_input(prompt: str, piped: str) -> str:
+    """The -p prompt with the piped text after it, marked so the model knows what it is."""
+    return (
+        f"{prompt}\n\n(The text below was piped to loopwright on standard input.)\n"
+        f"<stdin>\n{piped.rstrip()}\n</stdin>"
+    )
 
 
 EXIT_BROKEN_PIPE = 141  # 128 + SIGPIPE, what a shell reports for a writer whose reader left
@@ -99,9 +124,11 @@ def _dispatch(arguments: list[str]) -> int:
         if args.prompt is not None and not args.prompt.strip():
             raise ConfigurationError('the prompt is empty; say what to do: -p "PROMPT"')
         if args.prompt is not None:
-            return asyncio.run(print_mode(args.prompt, options, args.output_format))
+            piped = piped_input()
+            prompt = args.prompt if not piped else with_piped_input(args.prompt, piped)
+            return asyncio.run(print_mode(prompt, options, args.output_format))
         if not sys.stdin.isatty():
-            prompt = sys.stdin.read()
+            prompt = piped_input() or ""
             if not prompt.strip():
                 raise ConfigurationError(
                     "no prompt: standard input is not a terminal and gave nothing to run; "

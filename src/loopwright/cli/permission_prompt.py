@@ -10,10 +10,14 @@ from __future__ import annotations
 import asyncio
 import json
 import queue
+import re
+import shlex
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, Literal
 
+from loopwright.permissions import PermissionPolicy, RuleSet
 from loopwright.permissions.policy import (
     PermissionResult,
     PermissionResultAllow,
@@ -26,6 +30,71 @@ Choice = Literal["yes", "no", "always"]
 DENIED_MESSAGE = "The user declined this tool call. Ask them how to proceed or try another way."
 
 
+# Programs whose first argument names what they do (git push vs git status): "always"
+# covers that subcommand, not the whole program.
+_SUBCOMMAND_PROGRAMS = frozenset(
+    [
+        "git",
+        "npm",
+        "pnpm",
+        "yarn",
+        "npx",
+        "cargo",
+        "go",
+        "docker",
+        "podman",
+        "kubectl",
+        "pip",
+        "pip3",
+        "uv",
+        "poetry",
+        "gh",
+        "make",
+        "dotnet",
+        "mvn",
+        "gradle",
+        "bundle",
+        "rake",
+        "apt",
+        "apt-get",
+        "brew",
+        "systemctl",
+    ]
+)
+_PLAIN_WORD = re.compile(r"[A-Za-z0-9_.:+-]+")
+_SEPARATORS = re.compile(r"&&|\|\||[;&|\n]")
+
+
+def _command_prefix(segment: str) -> str | None:
+    """``git status`` for ``git status -s``, ``touch`` for ``touch a.txt``; None when the
+    command does not start with a plain program name (an assignment, a path, quoting)."""
+    try:
+        words = shlex.split(segment)
+    except ValueError:
+        return None
+    if not words or not _PLAIN_WORD.fullmatch(words[0]) or words[0].startswith("-"):
+        return None
+    if words[0] not in _SUBCOMMAND_PROGRAMS:
+        return words[0]
+    second = words[1] if len(words) > 1 else "-"
+    if second.startswith("-") or not _PLAIN_WORD.fullmatch(second):
+        return None  # `git -C dir push`: no subcommand to scope to, so only this call
+    return f"{words[0]} {second}"
+
+
+def always_rules(tool_name: str, tool_input: dict[str, Any]) -> tuple[str, ...]:
+    """The allow rules an "always" answer adds: for Bash, the command's prefix per
+    subcommand (``Bash(touch *)`` after ``touch a.txt``, so ``rm c.txt`` still asks);
+    for any other tool, the tool."""
+    if tool_name != "Bash":
+        return (tool_name,)
+    command = str(tool_input.get("command", ""))
+    prefixes = [_command_prefix(part) for part in _SEPARATORS.split(command) if part.strip()]
+    if not prefixes or None in prefixes:
+        return ()  # nothing safe to generalise to: "always" approves this call only
+    return tuple(dict.fromkeys(f"Bash({prefix} *)" for prefix in prefixes if prefix))
+
+
 @dataclass(frozen=True, slots=True)
 class PermissionQuestion:
     tool_name: str
@@ -33,6 +102,11 @@ class PermissionQuestion:
     reason: str
     # Thread-safe: settles the awaiting callback on the event loop.
     answer: Callable[[Choice], None]
+    # What "always" will allow for the rest of the session.
+    always: tuple[str, ...] = ()
+
+    def always_label(self) -> str:
+        return ", ".join(self.always) if self.always else "this exact call"
 
     def summary(self) -> str:
         for key in ("command", "file_path", "path", "pattern", "url", "query"):
@@ -42,16 +116,31 @@ class PermissionQuestion:
 
 
 class TerminalPermissions:
-    """The session's ``can_use_tool``; "always" approves the tool for the rest of the session."""
+    """The session's ``can_use_tool``. "Always" adds allow rules for the rest of the
+    session, scoped as Claude Code scopes them (a Bash command's prefix, not all of Bash),
+    judged by the same rule engine as configured rules (compound commands per part)."""
 
     def __init__(self, events: queue.Queue[Any]) -> None:
         self._events = events
-        self.always_allowed: set[str] = set()
+        self.always_allowed: list[str] = []
+        # Calls with no prefix to generalise to (`FOO=1 ./run.sh`): approved as they are.
+        self.always_exact: set[str] = set()
+
+    def _session_allows(self, name: str, input: dict[str, Any], cwd: str) -> bool:
+        if _call_key(name, input) in self.always_exact:
+            return True
+        if not self.always_allowed:
+            return False
+        where = Path(cwd) if cwd else Path.cwd()
+        policy = PermissionPolicy(
+            RuleSet.from_strings(allow=self.always_allowed), working_dirs=(where,)
+        )
+        return policy.evaluate(name, input, where).behavior == "allow"
 
     async def __call__(
         self, name: str, input: dict[str, Any], ctx: ToolPermissionContext
     ) -> PermissionResult:
-        if name in self.always_allowed:
+        if self._session_allows(name, input, ctx.cwd):
             return PermissionResultAllow()
         loop = asyncio.get_running_loop()
         answered: asyncio.Future[Choice] = loop.create_future()
@@ -59,13 +148,20 @@ class TerminalPermissions:
         def answer(choice: Choice) -> None:
             loop.call_soon_threadsafe(_settle, answered, choice)
 
-        self._events.put(PermissionQuestion(name, dict(input), ctx.reason, answer))
+        rules = always_rules(name, input)
+        self._events.put(PermissionQuestion(name, dict(input), ctx.reason, answer, rules))
         choice = await answered
         if choice == "always":
-            self.always_allowed.add(name)
+            self.always_allowed.extend(r for r in rules if r not in self.always_allowed)
+            if not rules:
+                self.always_exact.add(_call_key(name, input))
         if choice == "no":
             return PermissionResultDeny(DENIED_MESSAGE)
         return PermissionResultAllow()
+
+
+def _call_key(name: str, input: dict[str, Any]) -> str:
+    return json.dumps([name, input], sort_keys=True, default=str)
 
 
 def _settle(future: asyncio.Future[Choice], choice: Choice) -> None:

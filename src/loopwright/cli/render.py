@@ -31,7 +31,7 @@ def _summarise_input(call: ToolUseBlock) -> str:
     for key in ("command", "file_path", "pattern", "url", "query", "prompt"):
         if key in call.input:
             return str(call.input[key])
-    return json.dumps(call.input)[:200]
+    return json.dumps(call.input, ensure_ascii=False)[:200]
 
 
 def _result_preview(block: ToolResultBlock) -> str:
@@ -73,7 +73,8 @@ class Renderer:
                     f"cwd {escape(data['cwd'])}[/dim]"
                 )
             case SystemMessage(subtype=subtype, data=data):
-                self.console.print(f"[dim]· {subtype}: {escape(json.dumps(data))}[/dim]")
+                shown = json.dumps(data, ensure_ascii=False, default=str)
+                self.console.print(f"[dim]· {subtype}: {escape(shown)}[/dim]")
             case StreamEvent(event=event):
                 if event.get("type") == "text_delta":
                     self.console.print(escape(event["text"]), end="")
@@ -145,7 +146,11 @@ _LINE_BREAKS_JSON_KEEPS = {"\u0085": "\\u0085", "\u2028": "\\u2028", "\u2029": "
 
 def to_json_line(message: Message) -> str:
     """One message as one line of UTF-8-encodable JSON, whatever text it carries."""
-    data: dict[str, Any] = message.to_dict()
+    return dict_to_json_line(message.to_dict())
+
+
+def dict_to_json_line(data: dict[str, Any]) -> str:
+    """A JSON object as one line of UTF-8-encodable JSON, whatever text it carries."""
     line = json.dumps(data, ensure_ascii=False, default=str)
     try:
         line.encode("utf-8")

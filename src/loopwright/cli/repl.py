@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
-import importlib
 import queue
 from typing import Any
 
@@ -17,10 +16,11 @@ from rich.console import Console
 from rich.markup import escape
 from rich.status import Status
 
+from loopwright.cli.line_input import LineReader
 from loopwright.cli.loop_thread import LoopThread
 from loopwright.cli.permission_prompt import PermissionQuestion, TerminalPermissions, parse_choice
 from loopwright.cli.render import Renderer
-from loopwright.cli.slash_commands import HELP, cost_table, parse_slash_command
+from loopwright.cli.slash_commands import COMMANDS, HELP, cost_table, parse_slash_command
 from loopwright.client import Client
 from loopwright.errors import LoopwrightError
 from loopwright.messages import (
@@ -62,9 +62,14 @@ async def _context_usage(client: Client) -> dict[str, Any]:
 
 class Repl:
     def __init__(
-        self, options: Options, console: Console | None = None, initial_prompt: str | None = None
+        self,
+        options: Options,
+        console: Console | None = None,
+        initial_prompt: str | None = None,
+        reader: LineReader | None = None,
     ) -> None:
         self.initial_prompt = initial_prompt
+        self.reader = reader or LineReader(COMMANDS)
         self.console = console or Console(highlight=False)
         self.renderer = Renderer(self.console)
         self.events: queue.Queue[Any] = queue.Queue()
@@ -106,13 +111,13 @@ class Repl:
     def _prompt_loop(self, thread: LoopThread, client: Client) -> int:
         while True:
             try:
-                line = input(PROMPT)
+                line = self.reader.read(PROMPT)
             except (EOFError, KeyboardInterrupt):
                 self.console.print()
                 return 0
             if not line.strip():
                 continue
-            command = parse_slash_command(line)
+            command = parse_slash_command(line) if "\n" not in line.strip() else None
             if command is None or command.name == "compact":
                 self._respond(thread, client, line.strip())
             elif command.name in ("exit", "quit"):
@@ -214,7 +219,7 @@ class Repl:
         )
         while True:
             try:
-                reply = input(f"  [y]es / [n]o / [a]lways allow {question.tool_name}: ")
+                reply = input(f"  [y]es / [n]o / [a]lways allow {question.always_label()}: ")
             except (EOFError, KeyboardInterrupt):
                 question.answer("no")
                 raise KeyboardInterrupt from None  # and stop the response
@@ -248,7 +253,4 @@ class Repl:
 
 
 def run_interactive(options: Options, initial_prompt: str | None = None) -> int:
-    with contextlib.suppress(ImportError):
-        importlib.import_module("readline")  # gives input() line editing and history
-
     return Repl(options, initial_prompt=initial_prompt).run()

@@ -1,9 +1,12 @@
 """``loopwright schedule install``: a recurring agent run as a systemd user timer or cron line.
 
 The unit runs this same Python and loopwright (``python -m loopwright.cli.main``), in the
-chosen directory, with API keys from ``~/.config/loopwright/env`` (systemd user services do
-not see your shell's environment). With ``--until`` each firing is an outer loop
-(``loopwright loop``); without it, one print-mode run.
+chosen directory, with API keys from ``~/.config/loopwright/env`` (neither systemd user
+services nor cron see your shell's environment; the cron line loads that file too). With
+``--until`` each firing is an outer loop (``loopwright loop``); without it, one print-mode
+run. When: ``--every 1h``, ``--at 03:00`` (daily) or ``--on-calendar SPEC`` (systemd's
+calendar syntax); calendar timers are ``Persistent=true``, so a run missed while the
+machine was off happens at the next boot.
 """
 
 from __future__ import annotations
@@ -13,11 +16,13 @@ import hashlib
 import os
 import re
 import shlex
+import shutil
 import subprocess
 import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import assert_never
 
 from loopwright.cli.durations import parse_duration
 
@@ -26,10 +31,29 @@ ENV_FILE_HINT = "~/.config/loopwright/env"
 
 
 @dataclass(frozen=True, slots=True)
+class Every:
+    """Every ``seconds`` since the timer started (and since the last run)."""
+
+    seconds: int
+
+
+@dataclass(frozen=True, slots=True)
+class Calendar:
+    """At calendar times: ``spec`` in systemd's OnCalendar syntax; ``cron`` the same as five
+    cron fields when cron can say it (``--at``), else None."""
+
+    spec: str
+    cron: str | None
+
+
+When = Every | Calendar
+
+
+@dataclass(frozen=True, slots=True)
 class ScheduledRun:
     name: str
     prompt: str
-    every_seconds: int
+    when: When
     cwd: Path
     until: str | None
     agent_args: tuple[str, ...]
@@ -114,16 +138,58 @@ def service_unit(run: ScheduledRun) -> str:
 
 
 def timer_unit(run: ScheduledRun) -> str:
+    match run.when:
+        case Every(seconds=seconds):
+            when = f"Every {seconds}s"
+            trigger = f"OnActiveSec={seconds}s\nOnUnitActiveSec={seconds}s\n"
+        case Calendar(spec=spec):
+            when = f"At {spec}"
+            trigger = f"OnCalendar={spec.replace('%', '%%')}\n"
+        case _:
+            assert_never(run.when)
     return (
         "[Unit]\n"
-        f"Description=Every {run.every_seconds}s: loopwright: {_one_line(run.prompt)}\n\n"
+        f"Description={when}: loopwright: {_one_line(run.prompt)}\n\n"
         "[Timer]\n"
-        f"OnActiveSec={run.every_seconds}s\n"
-        f"OnUnitActiveSec={run.every_seconds}s\n"
+        f"{trigger}"
+        # A run missed while the machine was off (or asleep) happens when it is back.
+        "Persistent=true\n"
         f"Unit={run.name}.service\n\n"
         "[Install]\n"
         "WantedBy=timers.target\n"
     )
+
+
+_AT = re.compile(r"([01]?\d|2[0-3]):([0-5]\d)")
+
+
+def parse_at(text: str) -> Calendar:
+    """``--at HH:MM`` (24-hour clock, local time): every day at that time."""
+    matched = _AT.fullmatch(text.strip())
+    if matched is None:
+        raise ValueError(f"--at {text!r} is not a time of day; write HH:MM, e.g. 03:00 or 17:30")
+    hour, minute = int(matched[1]), int(matched[2])
+    return Calendar(f"*-*-* {hour:02d}:{minute:02d}:00", f"{minute} {hour} * * *")
+
+
+def parse_on_calendar(text: str) -> Calendar:
+    """``--on-calendar SPEC``: systemd's calendar syntax, checked by systemd-analyze when
+    it is there (cron cannot take it: use --at or --every with --cron)."""
+    spec = " ".join(text.split())
+    if not spec or "\n" in text:
+        raise ValueError("--on-calendar needs a systemd calendar spec, e.g. 'Mon..Fri 09:00'")
+    analyze = shutil.which("systemd-analyze")
+    if analyze is not None:
+        checked = subprocess.run(
+            [analyze, "calendar", spec], capture_output=True, text=True, check=False, timeout=30
+        )
+        if checked.returncode != 0:
+            detail = checked.stderr.strip().splitlines()[-1] if checked.stderr.strip() else ""
+            raise ValueError(
+                f"--on-calendar {spec!r} is not a systemd calendar spec ({detail}); see "
+                "`man systemd.time`, e.g. 'daily', 'Mon..Fri 09:00', '*-*-01 03:00'"
+            )
+    return Calendar(spec, None)
 
 
 def _one_line(text: str) -> str:
@@ -146,6 +212,29 @@ def cron_schedule(seconds: int) -> str:
     )
 
 
+# cron starts jobs with an almost empty environment: the same env file as the systemd unit
+# is loaded (exported) when it exists, so API keys and LOOPWRIGHT_MODEL reach the run.
+CRON_ENV_LOADER = (
+    'if [ -r "$HOME/.config/loopwright/env" ]; then set -a; '
+    '. "$HOME/.config/loopwright/env"; set +a; fi;'
+)
+
+
+def _cron_fields(when: When) -> str:
+    match when:
+        case Every(seconds=seconds):
+            return cron_schedule(seconds)
+        case Calendar(cron=str() as fields):
+            return fields
+        case Calendar(spec=spec):
+            raise ValueError(
+                f"cron cannot take the systemd calendar spec {spec!r}; use --at HH:MM or "
+                "--every with --cron, or the systemd timer (drop --cron)"
+            )
+        case _:
+            assert_never(when)
+
+
 def cron_line(run: ScheduledRun) -> str:
     if any("\n" in word or "\r" in word for word in run.argv()):
         raise ValueError(
@@ -153,10 +242,11 @@ def cron_line(run: ScheduledRun) -> str:
             "put it on one line, or use the systemd timer (drop --cron)"
         )
     log = run.cwd / ".loopwright-schedule.log"
-    command = f"cd {shlex.quote(str(run.cwd))} && " + " ".join(shlex.quote(w) for w in run.argv())
+    command = f"cd {shlex.quote(str(run.cwd))} && {CRON_ENV_LOADER} "
+    command += " ".join(shlex.quote(w) for w in run.argv())
     command += f" >> {shlex.quote(str(log))} 2>&1"
     # cron turns an unescaped % into a newline.
-    return f"{cron_schedule(run.every_seconds)} {command.replace('%', chr(92) + '%')}"
+    return f"{_cron_fields(run.when)} {command.replace('%', chr(92) + '%')}"
 
 
 def systemd_user_dir() -> Path:
@@ -173,7 +263,12 @@ def _parser() -> argparse.ArgumentParser:
     commands = parser.add_subparsers(dest="command", required=True)
     install = commands.add_parser("install", help="write a systemd user timer (or a cron line)")
     install.add_argument("prompt")
-    install.add_argument("--every", required=True, metavar="INTERVAL", help="e.g. 15m, 1h, 1d")
+    when = install.add_mutually_exclusive_group(required=True)
+    when.add_argument("--every", metavar="INTERVAL", help="e.g. 15m, 1h, 1d")
+    when.add_argument("--at", metavar="HH:MM", help="every day at this time, e.g. 03:00")
+    when.add_argument(
+        "--on-calendar", metavar="SPEC", help="a systemd calendar spec, e.g. 'Mon..Fri 09:00'"
+    )
     install.add_argument("--cwd", help="directory to run in (default: current)")
     install.add_argument("--until", metavar="CMD", help="each firing loops until CMD exits 0")
     install.add_argument("--name", help="unit name (default: from the prompt)")
@@ -183,15 +278,23 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _scheduled_run(args: argparse.Namespace, agent_args: Sequence[str]) -> ScheduledRun:
-    cwd = Path(args.cwd or os.getcwd()).resolve()
+def _when(args: argparse.Namespace) -> When:
+    if args.at is not None:
+        return parse_at(args.at)
+    if args.on_calendar is not None:
+        return parse_on_calendar(args.on_calendar)
     seconds = parse_duration(args.every)
     if seconds < 60 or seconds != int(seconds):
         raise ValueError("--every must be a whole number of seconds, at least 1m, for a schedule")
+    return Every(int(seconds))
+
+
+def _scheduled_run(args: argparse.Namespace, agent_args: Sequence[str]) -> ScheduledRun:
+    cwd = Path(args.cwd or os.getcwd()).resolve()
     return ScheduledRun(
         name=args.name or unit_name(args.prompt, cwd),
         prompt=args.prompt,
-        every_seconds=int(seconds),
+        when=_when(args),
         cwd=cwd,
         until=args.until,
         agent_args=tuple(agent_args),

@@ -17,7 +17,19 @@ HELP = """\
 /cost             tokens, cost and turns of this session
 /model [spec]     show the model, or switch to another (e.g. anthropic:claude-opus-5-5)
 /exit             end the session (also: Ctrl-D, or Ctrl-C at the prompt)
-Ctrl-C while the agent works interrupts the response."""
+Ctrl-C while the agent works interrupts the response.
+Alt-Enter (or a line ending in \\) starts a new line; Enter sends. Up/Down and Ctrl-R
+search the history of every session; Tab completes a /command."""
+
+
+# (name, what it does) for completion in the line editor.
+COMMANDS: tuple[tuple[str, str], ...] = (
+    ("compact", "summarise the conversation so far"),
+    ("cost", "tokens, cost and turns of this session"),
+    ("model", "show or switch the model"),
+    ("help", "the commands"),
+    ("exit", "end the session"),
+)
 
 
 @dataclass(frozen=True, slots=True)

@@ -252,6 +252,12 @@ async def compact(
         tools=tools,
         pre_tokens=before,
     )
+    if trigger == "manual" and result.post_tokens >= after_clear:
+        # /compact on a short chat: a summary plus the kept turns would be bigger than the
+        # conversation itself. Keep the conversation (its summariser call is still paid).
+        return CompactionResult(
+            cleared, before, after_clear, trigger, "cleared", usage=result.usage, model=result.model
+        )
     if trigger == "auto" and result.post_tokens >= before:
         raise CompactionError(
             f"compaction did not shrink the context ({before} → {result.post_tokens} tokens); "

@@ -55,8 +55,9 @@ def describe_missing_model() -> str:
         f"  OPENAI_API_KEY      to use OpenAI (default model {DEFAULT_OPENAI_MODEL})\n"
         "  LOOPWRIGHT_MODEL    to pick a model, e.g. anthropic:claude-opus-5-5, openai:gpt-5.5,\n"
         "                      or openai-chat:llama3.1?base_url=http://localhost:11434/v1\n"
-        "or pass --model. To run offline without any key, use --model scripted:FILE "
-        "(a YAML/JSON script of responses)."
+        "or name a model: Options(model=...) in Python, --model on the command line. To run "
+        "offline without any key, use the model scripted:FILE (a YAML/JSON script of "
+        "responses)."
     )
 
 
@@ -144,7 +145,7 @@ def _anthropic(model: str, options: Mapping[str, str], env: Mapping[str, str]) -
     if not any(env.get(name) for name in credentials):
         raise ConfigurationError(
             f"anthropic:{model} needs {key_variable}; set it, or choose another "
-            "model (--model scripted:FILE runs offline)"
+            "model (scripted:FILE runs offline)"
         )
     return AnthropicModel(
         model,
@@ -163,7 +164,7 @@ def _openai(model: str, options: Mapping[str, str], env: Mapping[str, str]) -> M
     if not key:
         raise ConfigurationError(
             f"openai:{model} needs {key_variable}; set it, or choose another model "
-            "(--model scripted:FILE runs offline)"
+            "(scripted:FILE runs offline)"
         )
     return OpenAIResponsesModel(
         model,

@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from loopwright.cost import cost_of
+from loopwright.cost import add_costs, cost_of
 from loopwright.messages import (
     AssistantMessage,
     ConversationMessage,
@@ -182,7 +182,7 @@ class _Totals:
     def add(self, model: str, usage: Usage, tool_turn: bool) -> None:
         self.usage = self.usage + usage
         cost = cost_of(model, usage)
-        self.cost = None if cost is None or self.cost is None else self.cost + cost
+        self.cost = add_costs(self.cost, cost)
         self.turns += int(tool_turn)
         bucket = self.model_usage.setdefault(model, {"cost_usd": 0.0})
         # Field by field, not usage.to_dict(): this runs once per message of a resume.
@@ -194,7 +194,7 @@ class _Totals:
         ):
             bucket[key] = int(bucket.get(key, 0)) + value
         previous = bucket.get("cost_usd")
-        bucket["cost_usd"] = None if cost is None or previous is None else previous + cost
+        bucket["cost_usd"] = add_costs(previous, cost)
 
     def onto(self, base: StateSnapshot) -> StateSnapshot:
         if self.usage == Usage() and not self.turns:
@@ -205,7 +205,7 @@ class _Totals:
             for key, value in extra.items():
                 if key == "cost_usd":
                     old = bucket.get("cost_usd", 0.0)
-                    bucket[key] = None if value is None or old is None else old + value
+                    bucket[key] = add_costs(old, value)
                 else:
                     bucket[key] = int(bucket.get(key, 0)) + int(value)
         cost = base.total_cost_usd

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import asyncio
 import os
-import shutil
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -19,6 +18,7 @@ from loopwright.tools.base import ToolContext, ToolResult
 from loopwright.tools.bash_background import background_shells
 from loopwright.tools.bash_process import kill_process_group, spawn_shell
 from loopwright.tools.command_wrapper import watch_protected_paths
+from loopwright.tools.spill import remove_if_empty, session_output_dir
 
 DEFAULT_TIMEOUT_MS = 120_000
 MAX_TIMEOUT_MS = 600_000
@@ -69,24 +69,27 @@ BASH_SCHEMA: dict[str, Any] = {
 }
 
 
+def output_directory(ctx: ToolContext) -> Path:
+    """The session's directory for command output files, under $LOOPWRIGHT_HOME: a saved
+    long output outlives the run (a resumed session can still Read it) and goes with the
+    session (sessions prune), never piling up in /tmp."""
+    existing = ctx.state.resources.get("bash_output_dir")
+    if isinstance(existing, OutputDirectory) and existing.path.is_dir():
+        return existing.path
+    created = session_output_dir(ctx.session_id) / "bash"
+    created.mkdir(exist_ok=True, mode=0o700)
+    ctx.state.resources["bash_output_dir"] = OutputDirectory(created)
+    return created
+
+
 @dataclass(frozen=True, slots=True)
 class OutputDirectory:
-    """The session's temp directory for command output; removed when the session ends."""
+    """The session's Bash output directory; at session end it goes if nothing was kept."""
 
     path: Path
 
     async def aclose(self) -> None:
-        await asyncio.to_thread(shutil.rmtree, self.path, True)
-
-
-def output_directory(ctx: ToolContext) -> Path:
-    """A per-session temp directory for command output files (kept until the session ends)."""
-    existing = ctx.state.resources.get("bash_output_dir")
-    if isinstance(existing, OutputDirectory) and existing.path.is_dir():
-        return existing.path
-    created = Path(tempfile.mkdtemp(prefix="loopwright-bash-"))
-    ctx.state.resources["bash_output_dir"] = OutputDirectory(created)
-    return created
+        await asyncio.to_thread(remove_if_empty, self.path)
 
 
 def render_output(raw: bytes, saved_to: Path) -> tuple[str, bool]:

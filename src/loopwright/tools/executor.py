@@ -12,10 +12,8 @@ whatever happens.
 from __future__ import annotations
 
 import asyncio
-import tempfile
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 from loopwright import telemetry
@@ -24,6 +22,7 @@ from loopwright.messages import ImageBlock, TextBlock, ToolResultBlock, ToolUseB
 from loopwright.tools.base import GateDecision, Tool, ToolContext, ToolGate, ToolResult
 from loopwright.tools.input_checks import input_problem, raw_input_problem
 from loopwright.tools.output_text import sendable
+from loopwright.tools.spill import spill_text
 
 MAX_PARALLEL_READ_ONLY = 10
 # Past this many characters a tool's text is cut and the whole output kept in a file.
@@ -220,7 +219,9 @@ async def _run_one(
                 f"{_result_text(result)}\n\nError: {item.tool.name} ran, but processing its "
                 f"result afterwards (PostToolUse) failed: {type(exc).__name__}: {exc}"
             )
-    block = to_result_block(item.call.id, result, decision.additional_context)
+    block = to_result_block(
+        item.call.id, result, decision.additional_context, session_id=ctx.session_id
+    )
     outcome.results[item.call.id] = block
 
 
@@ -228,9 +229,16 @@ async def invoke(
     tool: Tool, input: dict[str, Any], ctx: ToolContext, default_timeout: float
 ) -> ToolResult:
     """Call a tool; exceptions and timeouts become error results the model can act on."""
-    attributes = {"loopwright.tool": tool.name, "loopwright.tool_use_id": ctx.tool_use_id}
+    attributes = {
+        telemetry.OPERATION: "execute_tool",
+        telemetry.TOOL_NAME: tool.name,
+        telemetry.TOOL_CALL_ID: ctx.tool_use_id,
+        telemetry.TOOL_TYPE: "function",
+        "loopwright.tool": tool.name,
+        "loopwright.tool_use_id": ctx.tool_use_id,
+    }
     parent = ctx.services.get("trace_context")
-    with telemetry.child_span("loopwright.tool", parent, attributes) as span:
+    with telemetry.child_span(telemetry.tool_span_name(tool.name), parent, attributes) as span:
         result = await _invoke(tool, input, ctx, default_timeout)
         telemetry.annotate(
             span,
@@ -269,31 +277,33 @@ async def _invoke(
 
 
 def to_result_block(
-    tool_use_id: str, result: ToolResult, additional_context: str | None = None
+    tool_use_id: str,
+    result: ToolResult,
+    additional_context: str | None = None,
+    *,
+    session_id: str = "",
 ) -> ToolResultBlock:
     content = result.content
     if isinstance(content, str):
-        content = _cap_text(sendable(content))
+        content = _cap_text(sendable(content), session_id)
         if additional_context:
             content = f"{content}\n\n{sendable(additional_context)}"
         return ToolResultBlock(tool_use_id, content, result.is_error)
     blocks: list[TextBlock | ImageBlock] = [
-        TextBlock(_cap_text(sendable(b.text))) if isinstance(b, TextBlock) else b for b in content
+        TextBlock(_cap_text(sendable(b.text), session_id)) if isinstance(b, TextBlock) else b
+        for b in content
     ]
     if additional_context:
         blocks.append(TextBlock(sendable(additional_context)))
     return ToolResultBlock(tool_use_id, blocks, result.is_error)
 
 
-def _cap_text(text: str) -> str:
+def _cap_text(text: str, session_id: str) -> str:
     if len(text) <= MAX_RESULT_CHARS:
         return text
-    with tempfile.NamedTemporaryFile(
-        "w", encoding="utf-8", prefix="loopwright-tool-output-", suffix=".txt", delete=False
-    ) as spill:
-        spill.write(text)
+    saved = spill_text(session_id, text)
     kept = text[:MAX_RESULT_CHARS]
     return (
         f"{kept}\n\n[output cut: {len(text) - MAX_RESULT_CHARS} more characters; "
-        f"the full output is in {Path(spill.name)}]"
+        f"the full output is in {saved}]"
     )

@@ -7,7 +7,6 @@ file tools agree on what a valid ``file_path`` is.
 from __future__ import annotations
 
 import asyncio
-import base64
 import os
 import stat
 from collections.abc import Iterator
@@ -15,25 +14,21 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TextIO
 
-from loopwright.messages import ImageBlock, TextBlock
 from loopwright.tools.base import ToolContext, ToolResult
 from loopwright.tools.read_formats import render_notebook, render_pdf
+from loopwright.tools.read_image import (
+    IMAGE_SUFFIXES,
+    image_result,
+    mislabelled_image,
+    sniff_image,
+)
 
 DEFAULT_LINE_LIMIT = 2000
 MAX_LINE_CHARS = 2000
 LONG_LINE_CHUNK = 1024 * 1024
 # A whole-file read stops here even under the line limit, so one call cannot flood the context.
 MAX_OUTPUT_CHARS = 250_000
-MAX_IMAGE_BYTES = 5 * 1024 * 1024
 BINARY_SNIFF_BYTES = 8192
-
-IMAGE_MEDIA_TYPES = {
-    ".png": "image/png",
-    ".jpg": "image/jpeg",
-    ".jpeg": "image/jpeg",
-    ".gif": "image/gif",
-    ".webp": "image/webp",
-}
 
 READ_DESCRIPTION = """\
 Read a file from the local filesystem.
@@ -164,17 +159,6 @@ def _render_text(path: Path, offset: int, limit: int, explicit_range: bool) -> t
     return (sliced.text + note, not explicit_range)
 
 
-def _image_result(path: Path, media_type: str) -> ToolResult:
-    size = path.stat().st_size
-    if size > MAX_IMAGE_BYTES:
-        return ToolResult.error(
-            f"image {path} is {size} bytes, over the {MAX_IMAGE_BYTES}-byte limit; "
-            "shrink or crop it first (e.g. with ImageMagick via Bash)"
-        )
-    data = base64.b64encode(path.read_bytes()).decode("ascii")
-    return ToolResult([TextBlock(f"Image {path} ({size} bytes)"), ImageBlock(media_type, data)])
-
-
 def _read_sync(path: Path, input: dict[str, Any]) -> tuple[ToolResult, bool | None]:
     """The result and, on success, whether the session saw only part of the file."""
     if not path.exists():
@@ -194,8 +178,11 @@ def _read_sync(path: Path, input: dict[str, Any]) -> tuple[ToolResult, bool | No
             None,
         )
     suffix = path.suffix.lower()
-    if suffix in IMAGE_MEDIA_TYPES:
-        result = _image_result(path, IMAGE_MEDIA_TYPES[suffix])
+    with path.open("rb") as handle:
+        media_type = sniff_image(handle.read(16), suffix)
+    if media_type is not None or suffix in IMAGE_SUFFIXES:
+        # Typed by content, not by name: a .png that is really a JPEG is sent as one.
+        result = image_result(path, media_type) if media_type else mislabelled_image(path)
         return (result, None if result.is_error else False)
     if suffix == ".ipynb":
         rendered = render_notebook(path)
