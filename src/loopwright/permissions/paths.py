@@ -47,7 +47,7 @@ def spell(path: str, cwd: Path, home: Path) -> PathSpellings:
         lexical = lexical[1:]
     try:
         resolved = os.path.realpath(lexical)
-    except (OSError, ValueError):
+    except OSError:
         # A link we may not read (/proc/1/cwd): where it leads is unknown, so it is
         # spelled as a place inside no working dir that no allow rule covers.
         resolved = _UNRESOLVABLE + lexical
