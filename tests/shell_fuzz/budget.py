@@ -153,8 +153,8 @@ def _write_violation(
     if rel is None:
         return "it changed a path outside the project"
     if rel == "":
-        if effect.line.startswith("utimensat("):
-            return None  # touch . : the working dir's timestamps
+        if effect.line.startswith("utimensat(") or not effect.ok:
+            return None  # touch . : the working dir's timestamps (its open(".") fails)
         return "it changed the project directory itself"
     if effect.image not in SHELLS and effect.image not in named:
         return f"{effect.image}, which the command does not name, changed {rel}"
