@@ -37,6 +37,12 @@ _OPEN: list[tuple[str, list[str], str]] = [
     ("git remote add o ../outside", WITH_GIT, "writes .git/config"),
     ("git maintenance register", WITH_GIT, "writes .git/config and ~/.gitconfig"),
     (
+        "git maintenance start",
+        WITH_GIT,
+        "runs systemctl (or crontab) to schedule git in the background, and writes "
+        ".git/config and ~/.gitconfig",
+    ),
+    (
         "g''it maintenance register <> src/new.py",
         WITH_GIT,
         "writes .git/config and ~/.gitconfig",

@@ -75,6 +75,7 @@ def test_oracle_reports_effects_beyond_the_approval(
         ("echo hi > out.txt && cat out.txt", {"echo", "cat"}, "edits"),
         ("git commit -q --allow-empty -m x", {"git"}, "rule"),
         ("timeout 5 nice ls", {"timeout", "nice", "ls"}, "read_only"),
+        ("touch . src/new.py", {"touch"}, "edits"),
     ],
 )
 def test_oracle_passes_what_the_approval_covers(

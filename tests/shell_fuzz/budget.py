@@ -22,8 +22,9 @@ Known helpers, decided once here rather than per finding:
 - xargs with no command runs echo; egrep and fgrep are scripts that exec grep;
 - git refreshes ``.git/index`` through ``.git/index.lock`` even for ``git status``: that
   write is harmless and allowed in every budget;
-- npm may exec node/npm and keep its cache and logs in ~/.npm (``npm run`` against a
-  project without a package.json);
+- npm may exec node/npm and keep its cache and logs in a .npm directory (``npm run``
+  against a project without a package.json);
+- under ``edits`` and ``rule``, touching the working dir's own timestamps is an edit;
 - /dev/* (null, tty, stdout) and $TMPDIR (the run's scratch dir) are not the file system
   a command could leave something in.
 """
@@ -145,17 +146,15 @@ def _write_violation(
     rel = _relative(path, run_dir / "proj")
     if rel in (".git/index", ".git/index.lock") and effect.image.startswith("git"):
         return None
-    if (
-        effect.image in _NODE
-        and "npm" in named
-        and _relative(path, run_dir / "home" / ".npm") is not None
-    ):
-        return None
+    if effect.image in _NODE and "npm" in named and "/.npm/" in path + "/":
+        return None  # npm's own cache and logs (in $HOME, or in /root after env -i)
     if budget == "read_only":
         return "a read-only approval changed the file system"
     if rel is None:
         return "it changed a path outside the project"
     if rel == "":
+        if effect.line.startswith("utimensat(") or not effect.ok:
+            return None  # touch . : the working dir's timestamps (its open(".") fails)
         return "it changed the project directory itself"
     if effect.image not in SHELLS and effect.image not in named:
         return f"{effect.image}, which the command does not name, changed {rel}"

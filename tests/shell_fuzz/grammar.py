@@ -138,6 +138,11 @@ class Grammar:
         chosen = [self._fill(self._pick(options)) for _ in range(self._count(options, 0.6))]
         out.extend(self._respell(chosen))
         for _ in range(self._count(operands, 0.7)):
+            if name == "xargs":  # xargs's operand is the program it runs: a named one
+                program = self._pick(operands)
+                words.programs.add(program)
+                out.append(program)
+                continue
             out.append(
                 self._arg() if self.rng.random() < 0.35 else self._fill(self._pick(operands))
             )
