@@ -7,6 +7,7 @@ Accepted forms::
     openai-chat:<id>         Chat Completions: OpenAI or any compatible server
     openai-chat:<id>?base_url=http://localhost:11434/v1&api_key_env=OLLAMA_KEY
     scripted:<file>          a YAML/JSON script played offline (ScriptedModel)
+    test                     calls every tool once, then answers (TestModel; offline)
     sonnet | opus | haiku    current Claude models (ANTHROPIC_DEFAULT_<FAMILY>_MODEL overrides)
     claude-…                 bare ids: claude-* → anthropic, gpt-* / o1 / o3 / o4 → openai
 
@@ -70,6 +71,10 @@ def resolve_model(spec: str | Model | None, *, env: Mapping[str, str] | None = N
         if not rest:
             raise ConfigurationError(f"model string {spec!r} names no model after '{provider}:'")
         return _PROVIDERS[provider](rest, environment)
+    if text == "test":
+        from loopwright.models.test_model import TestModel
+
+        return TestModel()
     bare = _alias(text, environment)
     if bare.startswith("claude-"):
         return _anthropic(bare, environment)
