@@ -14,6 +14,7 @@ from typing import Any, TypeVar
 
 from loopwright import telemetry
 from loopwright.errors import ModelError
+from loopwright.loop_agents import guard_tools
 from loopwright.loop_state import INTERRUPTED_BY_USER, INTERRUPTED_RESULT, Finish, RunState
 from loopwright.messages import (
     AssistantMessage,
@@ -191,7 +192,7 @@ async def run_tools(
 
     await execute(
         calls,
-        rt.active_tools(),
+        guard_tools(rt, rt.active_tools()),
         make_context,
         rt.gate,
         outcome,

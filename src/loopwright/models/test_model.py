@@ -181,7 +181,9 @@ def _value(schema: Any, root: dict[str, Any], depth: int) -> Any:
         return node["default"]
     for key in ("anyOf", "oneOf"):
         if node.get(key):
-            choices = [c for c in node[key] if not (isinstance(c, dict) and c.get("type") == "null")]
+            choices = [
+                c for c in node[key] if not (isinstance(c, dict) and c.get("type") == "null")
+            ]
             return _value((choices or node[key])[0], root, depth + 1)
     if node.get("allOf"):
         merged: dict[str, Any] = {}
