@@ -32,6 +32,7 @@ from loopwright.loop_state import Finish, RunState
 from loopwright.messages import Message, SystemMessage, UserMessage
 from loopwright.runtime import Runtime
 from loopwright.tools.base import Tool
+from loopwright.tools.structured_output import STRUCTURED_OUTPUT_TOOL_NAME
 
 InputChecks = asyncio.Task[GuardrailTrip | None]
 
@@ -108,7 +109,10 @@ async def apply_handoff(rt: Runtime) -> Message | None:
     if agent.instructions is not None:
         rt.system_prompt = agent.instructions
     if agent.tools is not None:
-        rt.tools = resolve_tools(agent.tools, rt.options.disallowed_tools)
+        # The run's structured-output tool belongs to the session, not to an agent: a run
+        # that must end with a structured answer still can after the switch.
+        kept = {n: t for n, t in rt.tools.items() if n == STRUCTURED_OUTPUT_TOOL_NAME}
+        rt.tools = {**resolve_tools(agent.tools, rt.options.disallowed_tools), **kept}
     if agent.model is not None:
         rt.retired_models.append(rt.model)  # closed with the session: a request may hold it
         rt.model = with_retries(resolve_model(agent.model), rt.options)

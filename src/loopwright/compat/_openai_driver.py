@@ -59,6 +59,7 @@ from loopwright.options import Options
 from loopwright.runtime import Runtime
 
 DEFAULT_MAX_TURNS = 10
+CONTINUE_FROM_ASSISTANT = "Continue from your last message."
 
 
 @dataclass(frozen=True, slots=True)
@@ -133,11 +134,12 @@ class RunDriver:
 
     async def start(self) -> None:
         conversation = to_conversation(self.input_items)
-        if not conversation.messages or not isinstance(conversation.messages[-1], UserMessage):
-            raise UserError(
-                "the input must end with a user message or a function_call_output item; "
-                "append {'role': 'user', 'content': '...'} to the input list"
-            )
+        if not conversation.messages:
+            raise UserError("the input holds no message; give the agent something to do")
+        if not isinstance(conversation.messages[-1], UserMessage):
+            # The Responses API lets a model go on from its own last turn; loopwright's loop
+            # always answers a user turn, so an input ending with the assistant gets one.
+            conversation.messages.append(UserMessage(CONTINUE_FROM_ASSISTANT))
         options = await self.native_options(self.starting_agent, conversation.system)
         runtime = await open_runtime(options)
         runtime.history.extend(conversation.messages[:-1])
@@ -167,6 +169,7 @@ class RunDriver:
             max_turns=self.max_turns - 1 + (1 if output_format is not None else 0),
             max_tokens=settings.max_tokens,
             effort=settings.effort,
+            max_retries=_retries(settings),
             output_format=output_format,
             include_partial_messages=self.streaming,
         )
@@ -417,3 +420,10 @@ class RunDriver:
 
 
 Outcome = Literal["complete", "paused"]
+
+
+def _retries(settings: Any) -> int:
+    from loopwright.compat._openai_retry import max_retries_of
+
+    chosen = max_retries_of(settings.retry)
+    return Options().max_retries if chosen is None else chosen

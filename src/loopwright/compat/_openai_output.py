@@ -7,11 +7,13 @@ import inspect
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Generic, TypeVar
 
 from loopwright.compat._openai_agent_errors import ModelBehaviorError, UserError
 from loopwright.compat._openai_agent import StopAtTools
 from loopwright.messages import ResultMessage, ToolResultBlock
+
+TContext = TypeVar("TContext")
 
 
 class AgentOutputSchemaBase:
@@ -150,7 +152,7 @@ async def tool_use_stops(
 
 
 @dataclass
-class ToolErrorFormatterArgs:
+class ToolErrorFormatterArgs(Generic[TContext]):
     kind: str
     tool_type: str
     tool_name: str

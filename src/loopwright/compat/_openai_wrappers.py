@@ -65,7 +65,7 @@ class RunTool:
         context = ToolContext.of(driver.wrapper, self.name, ctx.tool_use_id, arguments)
         call = ToolUseBlock(ctx.tool_use_id, self.name, input)
         if await self._needs_approval(context, input, ctx.tool_use_id):
-            rejection = await driver.approval(self.agent, call, self.name)
+            rejection = await self._approve(call, context)
             if rejection is not None:
                 return ToolResult(rejection)
         await driver.hooks_both(self.agent, "on_tool_start", context, self.agent, self.tool)
@@ -79,6 +79,21 @@ class RunTool:
         driver.tool_outputs[ctx.tool_use_id] = (self.tool, raw)
         await driver.hooks_both(self.agent, "on_tool_end", context, self.agent, self.tool, raw)
         return result
+
+    async def _approve(self, call: ToolUseBlock, context: ToolContext[Any]) -> str | None:
+        """None when the call may run, else the message the model gets instead."""
+        extras = getattr(self.tool, "extras", {})
+        decide = extras.get("on_approval") if isinstance(extras, dict) else None
+        if decide is None:
+            return await self.driver.approval(self.agent, call, self.name)
+        from loopwright.compat._openai_items import ToolApprovalItem
+
+        raw = {"type": "shell_call", "call_id": call.id, "action": dict(call.input)}
+        produced = decide(context, ToolApprovalItem(self.agent, raw, tool_name=self.name))
+        verdict = await produced if inspect.isawaitable(produced) else produced
+        if verdict.get("approve"):
+            return None
+        return str(verdict.get("reason") or f"The call to {self.name} was not approved.")
 
     async def _needs_approval(self, context: ToolContext[Any], input: dict[str, Any], call_id: str) -> bool:
         needs = getattr(self.tool, "needs_approval", False)

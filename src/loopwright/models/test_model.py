@@ -16,9 +16,11 @@ from collections.abc import AsyncIterator, Sequence
 from typing import Any
 
 from loopwright.messages import (
+    AssistantMessage,
     ContentBlock,
     ConversationMessage,
     TextBlock,
+    ThinkingBlock,
     ToolResultBlock,
     ToolUseBlock,
     Usage,
@@ -29,6 +31,7 @@ from loopwright.models.base import (
     ModelRequest,
     ModelResponse,
     TextDelta,
+    ThinkingDelta,
     ToolCallStart,
     ToolInputDelta,
     ToolSpec,
@@ -37,6 +40,7 @@ from loopwright.models.base import (
 # The structured-output tool (tools.structured_output names it; models may not import tools).
 _STRUCTURED_OUTPUT = "StructuredOutput"
 NO_TOOL_CALLS_ANSWER = "success (no tool calls)"
+REASONING_SUMMARY = "Working out which tools to call and what to answer."
 
 
 class TestModel:
@@ -69,12 +73,17 @@ class TestModel:
 
     def stream(self, request: ModelRequest) -> AsyncIterator[ModelEvent]:
         self.requests.append(request)
-        return self._answer(request, len(self.requests))
+        # Numbered by the conversation's turn, so ids stay unique even when several
+        # TestModels (agents handing over to each other) share one conversation.
+        turn = 1 + sum(isinstance(m, AssistantMessage) for m in request.messages)
+        return self._answer(request, turn)
 
     async def _answer(self, request: ModelRequest, counter: int) -> AsyncIterator[ModelEvent]:
         content = self._respond(request, counter)
         calls = [b for b in content if isinstance(b, ToolUseBlock)]
         for block in content:
+            if isinstance(block, ThinkingBlock):
+                yield ThinkingDelta(block.thinking)
             if isinstance(block, TextBlock):
                 for chunk in re.findall(r"\S+\s*|\s+", block.text):
                     yield TextDelta(chunk)
@@ -88,6 +97,13 @@ class TestModel:
         yield ModelResponse(content, usage, stop, self._name, f"msg_test_{counter}")
 
     def _respond(self, request: ModelRequest, counter: int) -> list[ContentBlock]:
+        # Asked to reason, it says so first, as reasoning models report a summary.
+        reasoning: list[ContentBlock] = [ThinkingBlock(REASONING_SUMMARY, signature="test")]
+        if not _reasoning_requested(request):
+            reasoning = []
+        return reasoning + self._act(request, counter)
+
+    def _act(self, request: ModelRequest, counter: int) -> list[ContentBlock]:
         since_prompt = _since_last_prompt(request.messages)
         called = {b.name for m in since_prompt for b in _blocks(m) if isinstance(b, ToolUseBlock)}
         pending = [
@@ -129,6 +145,11 @@ class TestModel:
             if isinstance(b, ToolResultBlock)
         }
         return json.dumps(results) if results else NO_TOOL_CALLS_ANSWER
+
+
+def _reasoning_requested(request: ModelRequest) -> bool:
+    thinking = request.thinking
+    return request.effort is not None or (thinking is not None and thinking.type == "enabled")
 
 
 def _blocks(message: ConversationMessage) -> list[Any]:

@@ -94,7 +94,21 @@ from loopwright.compat._openai_results import (
     RunResultStreaming,
     RunState,
 )
+from loopwright.compat._openai_retry import ModelRetrySettings, RetryDecision, retry_policies
 from loopwright.compat._openai_runner import Runner
+from loopwright.compat._openai_shell import (
+    ShellActionRequest,
+    ShellCallOutcome,
+    ShellCommandOutput,
+    ShellCommandRequest,
+    ShellResult,
+    ShellTool,
+    ShellToolLocalSkill,
+)
+from loopwright.compat._openai_websocket import (
+    ResponsesWebSocketSession,
+    responses_websocket_session,
+)
 from loopwright.compat._openai_tools import (
     FunctionTool,
     ToolOutputImage,
@@ -131,6 +145,8 @@ from loopwright.compat.openai_agents._unsupported import (
 )
 
 Tool = FunctionTool
+# What an ``as_tool(on_stream=...)`` callback receives: {"event", "agent", "tool_call"}.
+AgentToolStreamEvent = dict
 ToolsToFinalOutputFunction = object  # a callable (context, results) -> ToolsToFinalOutputResult
 
 
@@ -155,6 +171,19 @@ def set_default_openai_api(api: str) -> None:
 
 
 __all__ = [
+    "responses_websocket_session",
+    "ResponsesWebSocketSession",
+    "ShellToolLocalSkill",
+    "ShellTool",
+    "ShellResult",
+    "ShellCommandRequest",
+    "ShellCommandOutput",
+    "ShellCallOutcome",
+    "ShellActionRequest",
+    "retry_policies",
+    "RetryDecision",
+    "ModelRetrySettings",
+    "AgentToolStreamEvent",
     "Agent",
     "AgentBase",
     "AgentHookContext",
