@@ -58,6 +58,9 @@ def to_conversation(items: Sequence[Any]) -> Conversation:
         elif kind == "function_call_output":
             block = ToolResultBlock(str(item.get("call_id")), _output_text(item.get("output")))
             _add_user(conversation.messages, [block])
+        elif kind == "compaction":  # a summary written by OpenAIResponsesCompactionSession
+            summary = f"Summary of the conversation so far:\n{item.get('summary', '')}"
+            _add_user(conversation.messages, [TextBlock(summary)])
         elif kind == "reasoning":
             summary = "".join(_text_of(p) for p in item.get("summary") or [])
             _add_assistant(conversation.messages, [ThinkingBlock(summary, signature="")], item)

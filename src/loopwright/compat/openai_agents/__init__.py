@@ -77,6 +77,7 @@ from loopwright.compat._openai_items import (
     TResponseInputItem,
 )
 from loopwright.compat._openai_memory import Session, SessionABC, SessionSettings, SQLiteSession
+from loopwright.compat._openai_memory_extra import OpenAIResponsesCompactionSession
 from loopwright.compat._openai_models import (
     OpenAIChatCompletionsModel,
     OpenAIResponsesModel,
@@ -171,6 +172,7 @@ def set_default_openai_api(api: str) -> None:
 
 
 __all__ = [
+    "OpenAIResponsesCompactionSession",
     "responses_websocket_session",
     "ResponsesWebSocketSession",
     "ShellToolLocalSkill",
