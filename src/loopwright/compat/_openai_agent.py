@@ -201,8 +201,13 @@ class Agent(AgentBase[TContext]):
                 result = await _streamed_tool_run(agent, task, outer, turns, on_stream, name)
             else:
                 result = await Runner.run(
-                    agent, task, context=outer.context, max_turns=turns, hooks=hooks,
-                    run_config=run_config, session=session,
+                    agent,
+                    task,
+                    context=outer.context,
+                    max_turns=turns,
+                    hooks=hooks,
+                    run_config=run_config,
+                    session=session,
                 )
             if custom_output_extractor is not None:
                 produced = custom_output_extractor(result)

@@ -72,7 +72,9 @@ class ToolContext(RunContextWrapper[TContext]):
     tool_arguments: str = ""
 
     @classmethod
-    def of(cls, run: RunContextWrapper[Any], name: str, call_id: str, arguments: str) -> ToolContext[Any]:
+    def of(
+        cls, run: RunContextWrapper[Any], name: str, call_id: str, arguments: str
+    ) -> ToolContext[Any]:
         return cls(run.context, run.usage, run.turn_input, name, call_id, arguments)
 
 

@@ -107,7 +107,9 @@ class RunDriver:
         self.starting_agent = agent
         self.current_agent: Any = agent
         self.input_items = input_items
-        self.wrapper = context if isinstance(context, RunContextWrapper) else RunContextWrapper(context)
+        self.wrapper = (
+            context if isinstance(context, RunContextWrapper) else RunContextWrapper(context)
+        )
         self.wrapper.turn_input = list(input_items)
         self.max_turns = max_turns
         self.hooks = hooks
@@ -181,7 +183,9 @@ class RunDriver:
 
     async def agent_tools(self, agent: Any) -> list[Any]:
         self.agents[agent.name] = agent
-        tools: list[Any] = [RunTool(t, agent, self) for t in await mcp_tools(agent.mcp_servers, self.wrapper, agent)]
+        tools: list[Any] = [
+            RunTool(t, agent, self) for t in await mcp_tools(agent.mcp_servers, self.wrapper, agent)
+        ]
         for item in agent.tools:
             if await tool_enabled(item, self.wrapper, agent):
                 wrapped = RunTool(item, agent, self)
@@ -204,7 +208,9 @@ class RunDriver:
 
         from loopwright.compat._openai_handoff_filter import history_filter
 
-        chosen_filter = described.input_filter or getattr(self.run_config, "handoff_input_filter", None)
+        chosen_filter = described.input_filter or getattr(
+            self.run_config, "handoff_input_filter", None
+        )
         return native_handoff(
             target,
             tool_name=described.tool_name,
@@ -257,7 +263,11 @@ class RunDriver:
             case SystemMessage(subtype="handoff", data=data):
                 target = self.agents.get(str(data.get("to_agent")), agent)
                 call_id = str(data.get("tool_use_id"))
-                raw = {"call_id": call_id, "output": f'{{"assistant": "{target.name}"}}', "type": "function_call_output"}
+                raw = {
+                    "call_id": call_id,
+                    "output": f'{{"assistant": "{target.name}"}}',
+                    "type": "function_call_output",
+                }
                 items = [HandoffOutputItem(agent, raw, source_agent=agent, target_agent=target)]
                 switched = (agent, target)
                 self.current_agent = target
@@ -306,7 +316,10 @@ class RunDriver:
         return None
 
     def _is_structured(self, block: ToolResultBlock) -> bool:
-        return self._call_name(block.tool_use_id) is None and block.tool_use_id not in self.tool_outputs
+        return (
+            self._call_name(block.tool_use_id) is None
+            and block.tool_use_id not in self.tool_outputs
+        )
 
     async def _check_tool_use_behavior(self, message: UserMessage, runtime: Runtime) -> None:
         from loopwright.compat._openai_output import tool_use_stops

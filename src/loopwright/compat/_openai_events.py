@@ -64,7 +64,9 @@ class EventTranslator:
     """Turns delivered messages into stream events; remembers the open response's state."""
 
     sequence: int = 0
-    calls: dict[int, ResponseFunctionToolCall] = field(default_factory=dict[int, ResponseFunctionToolCall])
+    calls: dict[int, ResponseFunctionToolCall] = field(
+        default_factory=dict[int, ResponseFunctionToolCall]
+    )
     message_id: str = "msg_stream"
 
     def _next(self) -> int:
@@ -79,7 +81,8 @@ class EventTranslator:
         elif isinstance(message, AssistantMessage):
             events.extend(RawResponsesStreamEvent(e) for e in self._done(message))
         events.extend(
-            RunItemStreamEvent(_ITEM_EVENT_NAMES.get(i.type, i.type), i) for i in delivered.items
+            RunItemStreamEvent(_ITEM_EVENT_NAMES.get(str(i.type), str(i.type)), i)
+            for i in delivered.items
         )
         if delivered.handoff is not None:
             events.append(AgentUpdatedStreamEvent(delivered.handoff[1]))
@@ -90,29 +93,42 @@ class EventTranslator:
         if kind == "text_delta":
             return [
                 ResponseTextDeltaEvent(
-                    content_index=0, delta=str(event.get("text", "")), item_id=self.message_id,
-                    logprobs=[], output_index=0, sequence_number=self._next(),
+                    content_index=0,
+                    delta=str(event.get("text", "")),
+                    item_id=self.message_id,
+                    logprobs=[],
+                    output_index=0,
+                    sequence_number=self._next(),
                     type="response.output_text.delta",
                 )
             ]
         if kind == "thinking_delta":
             return [
                 ResponseReasoningSummaryTextDeltaEvent(
-                    delta=str(event.get("thinking", "")), item_id="rs_stream", output_index=0,
-                    sequence_number=self._next(), summary_index=0,
+                    delta=str(event.get("thinking", "")),
+                    item_id="rs_stream",
+                    output_index=0,
+                    sequence_number=self._next(),
+                    summary_index=0,
                     type="response.reasoning_summary_text.delta",
                 )
             ]
         if kind == "tool_call_start":
             index = int(event.get("index", 0))
             call = ResponseFunctionToolCall(
-                arguments="", call_id=str(event.get("id")), name=str(event.get("name")),
-                type="function_call", id=f"fc_{event.get('id')}", status="in_progress",
+                arguments="",
+                call_id=str(event.get("id")),
+                name=str(event.get("name")),
+                type="function_call",
+                id=f"fc_{event.get('id')}",
+                status="in_progress",
             )
             self.calls[index] = call
             return [
                 ResponseOutputItemAddedEvent(
-                    item=call, output_index=index, sequence_number=self._next(),
+                    item=call,
+                    output_index=index,
+                    sequence_number=self._next(),
                     type="response.output_item.added",
                 )
             ]
@@ -121,8 +137,10 @@ class EventTranslator:
             call = self.calls.get(index)
             return [
                 ResponseFunctionCallArgumentsDeltaEvent(
-                    delta=str(event.get("partial_json", "")), item_id=call.id if call and call.id else "",
-                    output_index=index, sequence_number=self._next(),
+                    delta=str(event.get("partial_json", "")),
+                    item_id=call.id if call and call.id else "",
+                    output_index=index,
+                    sequence_number=self._next(),
                     type="response.function_call_arguments.delta",
                 )
             ]
@@ -135,20 +153,28 @@ class EventTranslator:
             part = ResponseOutputText(annotations=[], text=message.text, type="output_text")
             events.append(
                 ResponseContentPartDoneEvent(
-                    content_index=0, item_id=message_id, output_index=0, part=part,
-                    sequence_number=self._next(), type="response.content_part.done",
+                    content_index=0,
+                    item_id=message_id,
+                    output_index=0,
+                    part=part,
+                    sequence_number=self._next(),
+                    type="response.content_part.done",
                 )
             )
             events.append(
                 ResponseOutputItemDoneEvent(
-                    item=output_message(message_id, message.text), output_index=0,
-                    sequence_number=self._next(), type="response.output_item.done",
+                    item=output_message(message_id, message.text),
+                    output_index=0,
+                    sequence_number=self._next(),
+                    type="response.output_item.done",
                 )
             )
         for index, call in enumerate(message.tool_calls):
             events.append(
                 ResponseOutputItemDoneEvent(
-                    item=function_call(call), output_index=index, sequence_number=self._next(),
+                    item=function_call(call),
+                    output_index=index,
+                    sequence_number=self._next(),
                     type="response.output_item.done",
                 )
             )

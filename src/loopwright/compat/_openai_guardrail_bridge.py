@@ -22,6 +22,7 @@ from loopwright.compat._openai_guardrails import (
     ToolOutputGuardrailTripwireTriggered,
 )
 from loopwright.compat._openai_output import final_output
+from loopwright.compat._openai_wrappers import result_text
 from loopwright.guardrails import Guardrail, GuardrailInput, GuardrailVerdict
 
 if TYPE_CHECKING:
@@ -45,7 +46,11 @@ class GuardrailBridge:
         async def check(data: GuardrailInput) -> GuardrailVerdict:
             original = driver.input_items
             shown: Any = original
-            if len(original) == 1 and original[0].get("role") == "user" and isinstance(original[0].get("content"), str):
+            if (
+                len(original) == 1
+                and original[0].get("role") == "user"
+                and isinstance(original[0].get("content"), str)
+            ):
                 shown = original[0]["content"]
             for guardrail in guardrails:
                 output = await guardrail.run(driver.wrapper, agent, shown)
@@ -81,9 +86,21 @@ class GuardrailBridge:
     def of_tool(self, tool: Any, agent: Any) -> list[Guardrail]:
         natives: list[Guardrail] = []
         for guardrail in getattr(tool, "tool_input_guardrails", None) or []:
-            natives.append(Guardrail("tool_input", self._tool_check(guardrail, agent, False), name=guardrail.get_name()))
+            natives.append(
+                Guardrail(
+                    "tool_input",
+                    self._tool_check(guardrail, agent, False),
+                    name=guardrail.get_name(),
+                )
+            )
         for guardrail in getattr(tool, "tool_output_guardrails", None) or []:
-            natives.append(Guardrail("tool_output", self._tool_check(guardrail, agent, True), name=guardrail.get_name()))
+            natives.append(
+                Guardrail(
+                    "tool_output",
+                    self._tool_check(guardrail, agent, True),
+                    name=guardrail.get_name(),
+                )
+            )
         return natives
 
     def _tool_check(self, guardrail: Any, agent: Any, after: bool) -> Any:
@@ -94,13 +111,17 @@ class GuardrailBridge:
             arguments = json.dumps(data.tool_input or {})
             context = ToolContext.of(driver.wrapper, name, "", arguments)
             if after:
-                raw = data.tool_output.text if data.tool_output is not None else None
+                raw = result_text(data.tool_output) if data.tool_output is not None else None
                 produced = await guardrail.run(ToolOutputGuardrailData(context, agent, raw))
             else:
                 produced = await guardrail.run(ToolInputGuardrailData(context, agent))
             behavior = produced.behavior.get("type", "allow")
             if behavior == "raise_exception":
-                kind = ToolOutputGuardrailTripwireTriggered if after else ToolInputGuardrailTripwireTriggered
+                kind = (
+                    ToolOutputGuardrailTripwireTriggered
+                    if after
+                    else ToolInputGuardrailTripwireTriggered
+                )
                 self.tripped = kind(guardrail, produced)
                 return GuardrailVerdict(tripped=True, info=guardrail.get_name())
             if behavior == "reject_content":

@@ -72,17 +72,13 @@ class OutputGuardrailResult:
 class InputGuardrailTripwireTriggered(AgentsException):
     def __init__(self, guardrail_result: InputGuardrailResult) -> None:
         self.guardrail_result = guardrail_result
-        super().__init__(
-            f"Guardrail {guardrail_result.guardrail.get_name()} triggered tripwire"
-        )
+        super().__init__(f"Guardrail {guardrail_result.guardrail.get_name()} triggered tripwire")
 
 
 class OutputGuardrailTripwireTriggered(AgentsException):
     def __init__(self, guardrail_result: OutputGuardrailResult) -> None:
         self.guardrail_result = guardrail_result
-        super().__init__(
-            f"Guardrail {guardrail_result.guardrail.get_name()} triggered tripwire"
-        )
+        super().__init__(f"Guardrail {guardrail_result.guardrail.get_name()} triggered tripwire")
 
 
 def _decorator(kind: type[Any], func: Any, name: str | None, **extra: Any) -> Any:
@@ -190,7 +186,9 @@ class ToolOutputGuardrailTripwireTriggered(AgentsException):
         super().__init__(f"Tool output guardrail {guardrail.get_name()} triggered tripwire")
 
 
-def tool_input_guardrail(func: Callable[..., Any] | None = None, /, *, name: str | None = None) -> Any:
+def tool_input_guardrail(
+    func: Callable[..., Any] | None = None, /, *, name: str | None = None
+) -> Any:
     return _decorator(ToolInputGuardrail, func, name)
 
 

@@ -34,9 +34,11 @@ def history_filter(driver: RunDriver, input_filter: Any) -> Any:
         )
         produced = input_filter(data)
         filtered = await produced if inspect.isawaitable(produced) else produced
-        kept = list(filtered.input_history) if not isinstance(filtered.input_history, str) else [
-            {"role": "user", "content": filtered.input_history}
-        ]
+        kept = (
+            list(filtered.input_history)
+            if not isinstance(filtered.input_history, str)
+            else [{"role": "user", "content": filtered.input_history}]
+        )
         kept += [i.to_input_item() for i in (*filtered.pre_handoff_items, *filtered.new_items)]
         return to_conversation(kept).messages
 

@@ -74,10 +74,13 @@ def handoff(
         from pydantic import TypeAdapter
 
         schema = TypeAdapter(input_type).json_schema()
-    description = tool_description_override or (
-        f"Handoff to the {agent.name} agent to handle the request. "
-        f"{agent.handoff_description or ''}"
-    ).strip()
+    description = (
+        tool_description_override
+        or (
+            f"Handoff to the {agent.name} agent to handle the request. "
+            f"{agent.handoff_description or ''}"
+        ).strip()
+    )
     return Handoff(
         tool_name=tool_name_override or default_tool_name(agent.name),
         tool_description=description,

@@ -101,11 +101,9 @@ def _add_assistant(
     messages: list[ConversationMessage], blocks: list[ContentBlock], item: Mapping[str, Any]
 ) -> None:
     last = messages[-1] if messages else None
-    if isinstance(last, AssistantMessage) and not any(
+    if (isinstance(last, AssistantMessage) and not any(
         isinstance(b, ToolUseBlock) for b in last.content
-    ):
-        messages[-1] = AssistantMessage([*last.content, *blocks], message_id=last.message_id)
-    elif isinstance(last, AssistantMessage) and all(isinstance(b, ToolUseBlock) for b in blocks):
+    )) or (isinstance(last, AssistantMessage) and all(isinstance(b, ToolUseBlock) for b in blocks)):
         messages[-1] = AssistantMessage([*last.content, *blocks], message_id=last.message_id)
     else:
         item_id = item.get("id")
@@ -117,7 +115,9 @@ def _tool_use(item: Mapping[str, Any]) -> ToolUseBlock:
     try:
         parsed = json.loads(arguments)
     except json.JSONDecodeError:
-        return ToolUseBlock(str(item.get("call_id")), str(item.get("name")), {}, raw_input=arguments)
+        return ToolUseBlock(
+            str(item.get("call_id")), str(item.get("name")), {}, raw_input=arguments
+        )
     return ToolUseBlock(str(item.get("call_id")), str(item.get("name")), parsed)
 
 

@@ -154,8 +154,14 @@ def _default_name(config: Mapping[str, Any]) -> str:
 
 
 class MCPServerStdio(MCPServer):
-    def __init__(self, params: Mapping[str, Any], *, name: str | None = None, **kwargs: Any) -> None:
-        config = {"type": "stdio", "command": params["command"], "args": list(params.get("args", []))}
+    def __init__(
+        self, params: Mapping[str, Any], *, name: str | None = None, **kwargs: Any
+    ) -> None:
+        config = {
+            "type": "stdio",
+            "command": params["command"],
+            "args": list(params.get("args", [])),
+        }
         if params.get("env"):
             config["env"] = dict(params["env"])
         if params.get("cwd"):
@@ -164,19 +170,27 @@ class MCPServerStdio(MCPServer):
 
 
 class MCPServerSse(MCPServer):
-    def __init__(self, params: Mapping[str, Any], *, name: str | None = None, **kwargs: Any) -> None:
+    def __init__(
+        self, params: Mapping[str, Any], *, name: str | None = None, **kwargs: Any
+    ) -> None:
         config = {"type": "sse", "url": params["url"], "headers": dict(params.get("headers") or {})}
         super().__init__(config, name=name, **_known(kwargs))
 
 
 class MCPServerStreamableHttp(MCPServer):
-    def __init__(self, params: Mapping[str, Any], *, name: str | None = None, **kwargs: Any) -> None:
+    def __init__(
+        self, params: Mapping[str, Any], *, name: str | None = None, **kwargs: Any
+    ) -> None:
         if params.get("httpx_client_factory") is not None:
             raise UserError(
                 "httpx_client_factory is not supported by loopwright's MCP client; pass "
                 "headers= in params instead"
             )
-        config = {"type": "http", "url": params["url"], "headers": dict(params.get("headers") or {})}
+        config = {
+            "type": "http",
+            "url": params["url"],
+            "headers": dict(params.get("headers") or {}),
+        }
         super().__init__(config, name=name, **_known(kwargs))
 
 
@@ -210,13 +224,17 @@ class MCPServerManager:
 class MCPUtil:
     @staticmethod
     async def get_all_function_tools(
-        servers: Sequence[MCPServer], convert_schemas_to_strict: bool = False,
-        run_context: Any = None, agent: Any = None,
+        servers: Sequence[MCPServer],
+        convert_schemas_to_strict: bool = False,
+        run_context: Any = None,
+        agent: Any = None,
     ) -> list[Tool]:
         return await mcp_tools(servers, run_context, agent)
 
 
-async def mcp_tools(servers: Sequence[Any], run_context: Any = None, agent: Any = None) -> list[Tool]:
+async def mcp_tools(
+    servers: Sequence[Any], run_context: Any = None, agent: Any = None
+) -> list[Tool]:
     tools: list[Tool] = []
     for server in servers:
         tools.extend(await server.agent_tools(run_context, agent))

@@ -28,10 +28,15 @@ def _fernet(key: str | bytes, session_id: str) -> Any:
         from cryptography.hazmat.primitives import hashes
         from cryptography.hazmat.primitives.kdf.hkdf import HKDF
     except ImportError as exc:  # pragma: no cover - depends on the environment
-        raise UserError("EncryptedSession needs the 'cryptography' package: pip install cryptography") from exc
+        raise UserError(
+            "EncryptedSession needs the 'cryptography' package: pip install cryptography"
+        ) from exc
     master = key.encode("utf-8") if isinstance(key, str) else key
     derived = HKDF(
-        algorithm=hashes.SHA256(), length=32, salt=session_id.encode("utf-8"), info=b"agents.session-store.hkdf.v1"
+        algorithm=hashes.SHA256(),
+        length=32,
+        salt=session_id.encode("utf-8"),
+        info=b"agents.session-store.hkdf.v1",
     ).derive(master)
     return Fernet(base64.urlsafe_b64encode(derived))
 
@@ -112,7 +117,7 @@ class OpenAIResponsesCompactionSession(SessionABC):
         self.underlying_session = underlying_session
         self.model = model
         self.compaction_mode = compaction_mode
-        self._should = should_trigger_compaction or (lambda ctx: len(ctx["compaction_candidate_items"]) >= 10)
+        self._should = should_trigger_compaction or _ten_or_more
 
     async def get_items(self, limit: int | None = None) -> list[dict[str, Any]]:
         return list(await self.underlying_session.get_items(limit))
@@ -162,6 +167,10 @@ class OpenAIResponsesCompactionSession(SessionABC):
 
     async def clear_session(self) -> None:
         await self.underlying_session.clear_session()
+
+
+def _ten_or_more(context: dict[str, Any]) -> bool:
+    return len(context["compaction_candidate_items"]) >= 10
 
 
 def _after_last_compaction(items: list[dict[str, Any]]) -> list[dict[str, Any]]:

@@ -9,8 +9,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
 
-from loopwright.compat._openai_agent_errors import ModelBehaviorError, UserError
 from loopwright.compat._openai_agent import StopAtTools
+from loopwright.compat._openai_agent_errors import ModelBehaviorError, UserError
 from loopwright.messages import ResultMessage, ToolResultBlock
 
 TContext = TypeVar("TContext")
@@ -70,7 +70,9 @@ class AgentOutputSchema(AgentOutputSchemaBase):
         try:
             return self._adapter.validate_json(json_str)
         except ValidationError as exc:
-            raise ModelBehaviorError(f"Invalid JSON when parsing {json_str} for {self.name()}; {exc}") from exc
+            raise ModelBehaviorError(
+                f"Invalid JSON when parsing {json_str} for {self.name()}; {exc}"
+            ) from exc
 
 
 def _strict_compatible(schema: Any) -> bool:
@@ -140,10 +142,14 @@ async def tool_use_stops(
                 return (result.output,)
         return None
     if isinstance(behavior, dict) and "stop_at_tool_names" in behavior:
-        return await tool_use_stops(agent.clone(tool_use_behavior=StopAtTools(list(behavior["stop_at_tool_names"]))), context, outputs)
+        return await tool_use_stops(
+            agent.clone(tool_use_behavior=StopAtTools(list(behavior["stop_at_tool_names"]))),
+            context,
+            outputs,
+        )
     if callable(behavior):
         produced = behavior(context, results)
-        decided = await produced if inspect.isawaitable(produced) else produced
+        decided: Any = await produced if inspect.isawaitable(produced) else produced
         return (decided.final_output,) if decided.is_final_output else None
     raise UserError(
         f"tool_use_behavior={behavior!r} is not one of 'run_llm_again', 'stop_on_first_tool', "

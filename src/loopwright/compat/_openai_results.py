@@ -131,7 +131,8 @@ class RunResultBase:
         self.last_response_id = response_id
 
     def __str__(self) -> str:
-        return f"{type(self).__name__}(last_agent={self.last_agent.name!r}, final_output={self.final_output!r})"
+        name = type(self).__name__
+        return f"{name}(last_agent={self.last_agent.name!r}, final_output={self.final_output!r})"
 
 
 class RunResult(RunResultBase):

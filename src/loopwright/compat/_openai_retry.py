@@ -54,7 +54,9 @@ class _Policies:
     @staticmethod
     def http_status(statuses: Sequence[int]) -> Callable[[Any], bool]:
         wanted = set(statuses)
-        return lambda context: getattr(getattr(context, "error", None), "status_code", None) in wanted
+        return lambda context: (
+            getattr(getattr(context, "error", None), "status_code", None) in wanted
+        )
 
     @staticmethod
     def retry_after() -> Callable[[Any], Any]:

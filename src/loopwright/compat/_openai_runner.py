@@ -86,8 +86,13 @@ class Runner:
         else:
             items = await _prepared_input(input, previous_response_id, session, run_config)
             driver = RunDriver(
-                starting_agent, items, context=context, max_turns=max_turns, hooks=hooks,
-                run_config=run_config, streaming=False,
+                starting_agent,
+                items,
+                context=context,
+                max_turns=max_turns,
+                hooks=hooks,
+                run_config=run_config,
+                streaming=False,
             )
             result = RunResult(driver, input)
             result._session = session  # type: ignore[attr-defined]
@@ -100,7 +105,9 @@ class Runner:
         return result
 
     @classmethod
-    def run_sync(cls, starting_agent: Agent[Any], input: str | list[Any] | RunState, **kwargs: Any) -> RunResult:
+    def run_sync(
+        cls, starting_agent: Agent[Any], input: str | list[Any] | RunState, **kwargs: Any
+    ) -> RunResult:
         """Blocking :meth:`run`; like the original, not for use inside a running event loop."""
         try:
             asyncio.get_running_loop()
@@ -143,16 +150,26 @@ class Runner:
         async def start() -> None:
             items = await _prepared_input(input, previous_response_id, session, run_config)
             driver = RunDriver(
-                starting_agent, items, context=context, max_turns=max_turns, hooks=hooks,
-                run_config=run_config, streaming=True,
+                starting_agent,
+                items,
+                context=context,
+                max_turns=max_turns,
+                hooks=hooks,
+                run_config=run_config,
+                streaming=True,
             )
             result._driver = driver  # pyright: ignore[reportPrivateUsage]
             holder["driver"] = driver
             await driver.start()
 
         placeholder = RunDriver(
-            starting_agent, _input_items(input) if not isinstance(input, list) or input else [{}],
-            context=context, max_turns=max_turns, hooks=hooks, run_config=run_config, streaming=True,
+            starting_agent,
+            _input_items(input) if not isinstance(input, list) or input else [{}],
+            context=context,
+            max_turns=max_turns,
+            hooks=hooks,
+            run_config=run_config,
+            streaming=True,
         )
         result = RunResultStreaming(placeholder, input, start)
         result._session = session  # type: ignore[attr-defined]

@@ -80,7 +80,7 @@ class ShellOnApprovalFunctionResult(TypedDict, total=False):
     reason: str
 
 
-def ShellTool(  # noqa: N802 - a class in that SDK; a FunctionTool here
+def ShellTool(
     *,
     executor: Callable[[ShellCommandRequest], Any],
     name: str = "shell",
@@ -116,8 +116,12 @@ def _describe(environment: dict[str, Any] | None) -> str:
     skills = (environment or {}).get("skills") or []
     if not skills:
         return _DESCRIPTION
-    listed = "\n".join(f"- {s['name']}: {s.get('description', '')} ({s.get('path', '')})" for s in skills)
-    return f"{_DESCRIPTION}\nSkills available on this machine (read their SKILL.md first):\n{listed}"
+    listed = "\n".join(
+        f"- {s['name']}: {s.get('description', '')} ({s.get('path', '')})" for s in skills
+    )
+    return (
+        f"{_DESCRIPTION}\nSkills available on this machine (read their SKILL.md first):\n{listed}"
+    )
 
 
 def _render(result: Any) -> str:

@@ -112,7 +112,9 @@ def _is_output_part(value: Any) -> bool:
 
 
 def _output_block(value: Any) -> TextBlock | ImageBlock:
-    get = value.get if isinstance(value, dict) else lambda k: getattr(value, k, None)
+    def get(key: str) -> Any:
+        return value.get(key) if isinstance(value, dict) else getattr(value, key, None)
+
     if get("type") == "text":
         return TextBlock(str(get("text") or ""))
     url = str(get("image_url") or "")

@@ -65,7 +65,9 @@ class _OtelSpan:
 
     def __init__(self, name: str, attributes: dict[str, Any]) -> None:
         self._name = name
-        self._attributes = {k: v for k, v in attributes.items() if isinstance(v, str | int | float | bool)}
+        self._attributes = {
+            k: v for k, v in attributes.items() if isinstance(v, str | int | float | bool)
+        }
         self._manager: AbstractContextManager[Any] | None = None
 
     def start(self) -> None:
@@ -73,8 +75,9 @@ class _OtelSpan:
 
         tracer = telemetry._get_tracer()  # pyright: ignore[reportPrivateUsage]
         if tracer is not None:
-            self._manager = tracer.start_as_current_span(self._name, attributes=self._attributes)
-            self._manager.__enter__()
+            manager = tracer.start_as_current_span(self._name, attributes=self._attributes)
+            manager.__enter__()
+            self._manager = manager
 
     def end(self, error: BaseException | None) -> None:
         if self._manager is not None:

@@ -4,7 +4,7 @@ Runner; the code written for it works unchanged."""
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator
 from contextlib import asynccontextmanager
 from typing import Any
 
@@ -23,5 +23,5 @@ class ResponsesWebSocketSession:
 
 
 @asynccontextmanager
-async def responses_websocket_session(**kwargs: Any) -> AsyncIterator[ResponsesWebSocketSession]:
+async def responses_websocket_session(**kwargs: Any) -> AsyncGenerator[ResponsesWebSocketSession]:
     yield ResponsesWebSocketSession()

@@ -75,7 +75,7 @@ class RunTool:
                 result = tool_output_result(raw)
             else:
                 result = await self.tool.call(input, ctx)
-                raw = result.text if hasattr(result, "text") else result.content
+                raw = result_text(result)
         driver.tool_outputs[ctx.tool_use_id] = (self.tool, raw)
         await driver.hooks_both(self.agent, "on_tool_end", context, self.agent, self.tool, raw)
         return result
@@ -95,7 +95,9 @@ class RunTool:
             return None
         return str(verdict.get("reason") or f"The call to {self.name} was not approved.")
 
-    async def _needs_approval(self, context: ToolContext[Any], input: dict[str, Any], call_id: str) -> bool:
+    async def _needs_approval(
+        self, context: ToolContext[Any], input: dict[str, Any], call_id: str
+    ) -> bool:
         needs = getattr(self.tool, "needs_approval", False)
         if callable(needs):
             produced = needs(context, input, call_id)
@@ -156,3 +158,9 @@ def model_response(event: NativeResponse, usage: Any, counter: int) -> ModelResp
 
 
 Callback = Callable[..., Awaitable[Any]]
+
+
+def result_text(result: ToolResult) -> str:
+    if isinstance(result.content, str):
+        return result.content
+    return "".join(getattr(b, "text", "") for b in result.content)

@@ -1,6 +1,6 @@
 """Offline models and test helpers: ``ScriptedModel``, ``FunctionModel``, ``TestModel``, step
-helpers, fake provider servers (import ``FakeAnthropicServer`` / ``FakeOpenAIServer`` from their modules or
-here) and the session-store conformance suite."""
+helpers, fake provider servers (import ``FakeAnthropicServer`` / ``FakeOpenAIServer`` from
+their modules or here) and the session-store conformance suite."""
 
 from typing import TYPE_CHECKING, Any
 

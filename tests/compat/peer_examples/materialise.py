@@ -21,7 +21,10 @@ OPENAI_REPO = "openai+openai-agents-python"
 CLAUDE_REPO = "anthropics+claude-agent-sdk-python"
 
 _IMPORTS = {
-    OPENAI_REPO: (re.compile(r"^(\s*)(from|import) agents\b", re.M), r"\1\2 loopwright.compat.openai_agents"),
+    OPENAI_REPO: (
+        re.compile(r"^(\s*)(from|import) agents\b", re.M),
+        r"\1\2 loopwright.compat.openai_agents",
+    ),
     CLAUDE_REPO: (
         re.compile(r"^(\s*)(from|import) claude_agent_sdk\b", re.M),
         r"\1\2 loopwright.compat.claude_agent_sdk",

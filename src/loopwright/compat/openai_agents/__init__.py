@@ -106,10 +106,6 @@ from loopwright.compat._openai_shell import (
     ShellTool,
     ShellToolLocalSkill,
 )
-from loopwright.compat._openai_websocket import (
-    ResponsesWebSocketSession,
-    responses_websocket_session,
-)
 from loopwright.compat._openai_tools import (
     FunctionTool,
     ToolOutputImage,
@@ -133,6 +129,10 @@ from loopwright.compat._openai_tracing import (
     set_tracing_disabled,
     set_tracing_export_api_key,
     trace,
+)
+from loopwright.compat._openai_websocket import (
+    ResponsesWebSocketSession,
+    responses_websocket_session,
 )
 from loopwright.compat.openai_agents._lifecycle import AgentHooks, RunHooks
 from loopwright.compat.openai_agents._unsupported import (
@@ -172,26 +172,13 @@ def set_default_openai_api(api: str) -> None:
 
 
 __all__ = [
-    "OpenAIResponsesCompactionSession",
-    "responses_websocket_session",
-    "ResponsesWebSocketSession",
-    "ShellToolLocalSkill",
-    "ShellTool",
-    "ShellResult",
-    "ShellCommandRequest",
-    "ShellCommandOutput",
-    "ShellCallOutcome",
-    "ShellActionRequest",
-    "retry_policies",
-    "RetryDecision",
-    "ModelRetrySettings",
-    "AgentToolStreamEvent",
     "Agent",
     "AgentBase",
     "AgentHookContext",
     "AgentHooks",
     "AgentOutputSchema",
     "AgentOutputSchemaBase",
+    "AgentToolStreamEvent",
     "AgentUpdatedStreamEvent",
     "AgentsException",
     "CodeInterpreterTool",
@@ -214,15 +201,19 @@ __all__ = [
     "MessageOutputItem",
     "ModelBehaviorError",
     "ModelResponse",
+    "ModelRetrySettings",
     "ModelSettings",
     "OpenAIChatCompletionsModel",
     "OpenAIConversationsSession",
+    "OpenAIResponsesCompactionSession",
     "OpenAIResponsesModel",
     "OutputGuardrail",
     "OutputGuardrailResult",
     "OutputGuardrailTripwireTriggered",
     "RawResponsesStreamEvent",
     "ReasoningItem",
+    "ResponsesWebSocketSession",
+    "RetryDecision",
     "RunConfig",
     "RunContextWrapper",
     "RunHooks",
@@ -236,6 +227,13 @@ __all__ = [
     "Session",
     "SessionABC",
     "SessionSettings",
+    "ShellActionRequest",
+    "ShellCallOutcome",
+    "ShellCommandOutput",
+    "ShellCommandRequest",
+    "ShellResult",
+    "ShellTool",
+    "ShellToolLocalSkill",
     "Span",
     "StopAtTools",
     "StreamEventType",
@@ -275,6 +273,8 @@ __all__ = [
     "handoff",
     "input_guardrail",
     "output_guardrail",
+    "responses_websocket_session",
+    "retry_policies",
     "set_default_openai_api",
     "set_default_openai_client",
     "set_default_openai_key",
