@@ -450,8 +450,16 @@ async def test_partial_messages_arrive_as_anthropic_content_block_events() -> No
 
     assert "".join(printed) == "The sum is 3."
     assert "".join(tool_json) == '{"a": 1, "b": 2}'
-    assert kinds[0] == "content_block_start" and kinds.count("content_block_stop") == 2
-    assert kinds.count("content_block_start") == 2
+    # Two responses: each message_start, its blocks, message_delta, message_stop.
+    assert kinds[0] == "message_start" and kinds[1] == "content_block_start"
+    assert kinds.count("message_start") == kinds.count("message_stop") == 2
+    assert kinds.count("content_block_start") == kinds.count("content_block_stop") == 2
+    first_stop = kinds.index("message_stop")
+    assert kinds[first_stop - 2 : first_stop + 1] == [
+        "content_block_stop",
+        "message_delta",
+        "message_stop",
+    ]
 
 
 def test_tool_without_arguments_gets_an_empty_object_schema() -> None:

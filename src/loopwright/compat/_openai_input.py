@@ -101,9 +101,10 @@ def _add_assistant(
     messages: list[ConversationMessage], blocks: list[ContentBlock], item: Mapping[str, Any]
 ) -> None:
     last = messages[-1] if messages else None
-    if (isinstance(last, AssistantMessage) and not any(
-        isinstance(b, ToolUseBlock) for b in last.content
-    )) or (isinstance(last, AssistantMessage) and all(isinstance(b, ToolUseBlock) for b in blocks)):
+    if (
+        isinstance(last, AssistantMessage)
+        and not any(isinstance(b, ToolUseBlock) for b in last.content)
+    ) or (isinstance(last, AssistantMessage) and all(isinstance(b, ToolUseBlock) for b in blocks)):
         messages[-1] = AssistantMessage([*last.content, *blocks], message_id=last.message_id)
     else:
         item_id = item.get("id")

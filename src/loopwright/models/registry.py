@@ -7,7 +7,8 @@ Accepted forms::
     openai-chat:<id>         Chat Completions: OpenAI or any compatible server
     openai-chat:<id>?base_url=http://localhost:11434/v1&api_key_env=OLLAMA_KEY
     scripted:<file>          a YAML/JSON script played offline (ScriptedModel)
-    test                     calls every tool once, then answers (TestModel; offline)
+    test                     calls every tool once, then answers (TestModel; offline);
+                             test?call_tools=Read,Glob limits the tools it calls
     sonnet | opus | haiku    current Claude models (ANTHROPIC_DEFAULT_<FAMILY>_MODEL overrides)
     claude-…                 bare ids: claude-* → anthropic, gpt-* / o1 / o3 / o4 → openai
 
@@ -71,10 +72,8 @@ def resolve_model(spec: str | Model | None, *, env: Mapping[str, str] | None = N
         if not rest:
             raise ConfigurationError(f"model string {spec!r} names no model after '{provider}:'")
         return _PROVIDERS[provider](rest, environment)
-    if text == "test":
-        from loopwright.models.test_model import TestModel
-
-        return TestModel()
+    if text == "test" or text.startswith("test?"):
+        return _test_model(text)
     bare = _alias(text, environment)
     if bare.startswith("claude-"):
         return _anthropic(bare, environment)
@@ -153,6 +152,21 @@ def _openai_chat(rest: str, env: Mapping[str, str]) -> Model:
             "OPENAI_BASE_URL)"
         )
     return OpenAIChatModel(model, api_key=key, base_url=base_url)
+
+
+def _test_model(text: str) -> Model:
+    """``test`` or ``test?call_tools=Read,Glob`` (the tools it calls; empty for none)."""
+    from loopwright.models.test_model import TestModel
+
+    options = {k: v[-1] for k, v in parse_qs(text.partition("?")[2], keep_blank_values=True).items()}
+    unknown = set(options) - {"call_tools"}
+    if unknown:
+        raise ConfigurationError(
+            f"unknown option(s) {sorted(unknown)} in {text}; supported: call_tools"
+        )
+    if "call_tools" not in options:
+        return TestModel()
+    return TestModel(call_tools=[n for n in options["call_tools"].split(",") if n])
 
 
 def _scripted(path: str, env: Mapping[str, str]) -> Model:
