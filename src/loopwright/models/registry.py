@@ -158,7 +158,9 @@ def _test_model(text: str) -> Model:
     """``test`` or ``test?call_tools=Read,Glob`` (the tools it calls; empty for none)."""
     from loopwright.models.test_model import TestModel
 
-    options = {k: v[-1] for k, v in parse_qs(text.partition("?")[2], keep_blank_values=True).items()}
+    options = {
+        k: v[-1] for k, v in parse_qs(text.partition("?")[2], keep_blank_values=True).items()
+    }
     unknown = set(options) - {"call_tools"}
     if unknown:
         raise ConfigurationError(

@@ -5,7 +5,7 @@ each peer repository (``LOOPWRIGHT_PEER_MIRRORS``, default ``/work/.mirror``), a
 a temporary directory with only their import lines rewritten (``agents`` →
 ``loopwright.compat.openai_agents``, ``claude_agent_sdk`` → ``loopwright.compat.
 claude_agent_sdk``). Both repositories are MIT-licensed; their LICENSE is written next to
-the examples. ``python -m tests.compat.peer_examples.materialise`` prints which run.
+the examples. ``test_peer_examples`` runs them.
 """
 
 from __future__ import annotations
@@ -86,9 +86,11 @@ class Outcome:
     stderr: str
 
 
-def run_example(root: Path, module: str, env: dict[str, str], timeout: float = 60) -> Outcome:
+def run_example(
+    root: Path, module: str, env: dict[str, str], args: tuple[str, ...] = (), timeout: float = 60
+) -> Outcome:
     done = subprocess.run(
-        [sys.executable, "-m", module],
+        [sys.executable, "-m", module, *args],
         cwd=root,
         env={**env, "PYTHONPATH": str(root)},
         capture_output=True,
