@@ -298,6 +298,11 @@ async def _run(rt: Runtime, prompt: UserMessage, run: RunState) -> AsyncGenerato
                     if switched is not None:
                         yield switched
                     ending = _after_batch(rt, run, calls, results, outcome, work)
+                    if ending is not None and ending.subtype == "success":  # structured output
+                        trip = await output_trip(rt, run, ending)
+                        if trip is not None:
+                            notice, ending = tripped(trip)
+                            yield notice
                     if ending is not None:
                         yield result_message(rt, run, ending)
                         return

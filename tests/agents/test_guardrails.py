@@ -163,3 +163,24 @@ async def test_a_guardrail_that_returns_the_wrong_type_fails_the_run_with_a_clea
     result = messages[-1]
     assert isinstance(result, ResultMessage) and result.subtype == "error_during_execution"
     assert "must return a GuardrailVerdict" in result.errors[0]
+
+
+async def test_an_output_guardrail_sees_a_structured_answer() -> None:
+    seen: list[Any] = []
+
+    def check(data: GuardrailInput) -> GuardrailVerdict:
+        seen.append(data.structured_output)
+        return GuardrailVerdict(tripped=True)
+
+    model = ScriptedModel([tool_call("StructuredOutput", city="Oslo")])
+    opts = options(model, [Guardrail("output", check, name="no_cities")])
+    opts.output_format = {
+        "type": "json_schema",
+        "schema": {"type": "object", "properties": {"city": {"type": "string"}}},
+    }
+
+    messages = await collect("where?", opts)
+
+    assert seen == [{"city": "Oslo"}]
+    result = messages[-1]
+    assert isinstance(result, ResultMessage) and result.subtype == "error_guardrail_tripped"

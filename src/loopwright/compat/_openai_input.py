@@ -70,7 +70,16 @@ def to_conversation(items: Sequence[Any]) -> Conversation:
                 "pass messages (role user/assistant/system), function_call and "
                 "function_call_output items"
             )
+    conversation.messages = [_plain(m) for m in conversation.messages]
     return conversation
+
+
+def _plain(message: ConversationMessage) -> ConversationMessage:
+    """A user turn of one text is sent as plain text, as a string prompt is."""
+    blocks = message.content
+    if isinstance(message, UserMessage) and len(blocks) == 1 and isinstance(blocks[0], TextBlock):
+        return UserMessage(blocks[0].text)
+    return message
 
 
 def _as_mapping(raw: Any) -> Mapping[str, Any]:
