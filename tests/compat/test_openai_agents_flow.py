@@ -241,7 +241,7 @@ async def test_to_input_list_replays_the_run_as_the_next_input() -> None:
 
     await Runner.run(
         agent.clone(model=second_model),
-        first.to_input_list() + [{"role": "user", "content": "what did I ask?"}],
+        [*first.to_input_list(), {"role": "user", "content": "what did I ask?"}],
     )
 
     kinds = [type(m).__name__ for m in second_model.requests[0].messages]
@@ -272,7 +272,7 @@ async def test_previous_response_id_continues_the_conversation() -> None:
         agent.clone(model=model), "its capital?", previous_response_id=first.last_response_id
     )
 
-    assert [m.content for m in model.requests[0].messages][0] == "largest country in South America?"
+    assert model.requests[0].messages[0].content == "largest country in South America?"
 
 
 async def test_an_unknown_previous_response_id_says_what_to_pass_instead() -> None:
