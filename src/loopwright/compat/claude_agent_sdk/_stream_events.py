@@ -12,7 +12,7 @@ events, whichever provider produced it; the provider's own event stays in
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator, AsyncIterator
 from typing import Any
 
 from loopwright.errors import ResultError
@@ -126,7 +126,7 @@ def _delta(payload: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
             return _tool_block(payload), delta
 
 
-async def in_reference_shape(messages: AsyncIterator[Message]) -> AsyncIterator[Message]:
+async def in_reference_shape(messages: AsyncIterator[Message]) -> AsyncGenerator[Message]:
     translator = ReferenceStreamEvents()
     try:
         async for message in messages:
