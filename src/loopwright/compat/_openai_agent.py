@@ -17,7 +17,7 @@ from loopwright.compat._openai_agent_errors import (
     UserError,
 )
 from loopwright.compat._openai_context import RunContextWrapper, current_tool_context
-from loopwright.compat._openai_tools import FunctionTool, function_tool
+from loopwright.compat._openai_tools import FunctionTool
 from loopwright.models.base import Effort, Model
 
 TContext = TypeVar("TContext")
@@ -274,4 +274,3 @@ def _tool_name(agent_name: str) -> str:
 
 
 DEFAULT_AGENT_TOOL_TURNS = 10  # the Runner's default, for an agent run as a tool
-_ = function_tool  # re-exported from here for older imports

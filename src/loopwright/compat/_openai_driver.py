@@ -12,7 +12,7 @@ import asyncio
 import contextlib
 from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any
 
 from loopwright.client import open_runtime
 from loopwright.compat._openai_agent import Agent, tool_enabled
@@ -430,9 +430,6 @@ class RunDriver:
         response = model_response(event, usage, len(self.raw_responses) + 1)
         self.raw_responses.append(response)
         return response
-
-
-Outcome = Literal["complete", "paused"]
 
 
 def _retries(settings: Any) -> int:

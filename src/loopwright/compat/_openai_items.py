@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Literal, TypeAlias
 
 from openai.types.responses import (
@@ -228,10 +228,3 @@ def user_items(message: UserMessage) -> list[TResponseInputItem]:
         only_text = len(parts) == 1 and parts[0]["type"] == "input_text"
         items.insert(0, {"role": "user", "content": parts[0]["text"] if only_text else parts})
     return items
-
-
-@dataclass
-class ItemsOfRun:
-    """Run items collected while a run streams, with the agent that produced each."""
-
-    items: list[Any] = field(default_factory=list[Any])

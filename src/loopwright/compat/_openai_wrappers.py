@@ -13,7 +13,6 @@ from loopwright.compat._openai_context import ToolContext, tool_context
 from loopwright.compat._openai_items import (
     ModelResponse,
     assistant_items,
-    function_call,
 )
 from loopwright.compat._openai_tools import FunctionTool, tool_output_result
 from loopwright.messages import AssistantMessage, ToolUseBlock
@@ -153,7 +152,6 @@ def model_response(event: NativeResponse, usage: Any, counter: int) -> ModelResp
             output.append(ResponseFunctionToolCall.model_validate(item))
         elif item.get("type") == "message":
             output.append(ResponseOutputMessage.model_validate(item))
-    _ = function_call
     return ModelResponse(output, usage, event.message_id or f"resp_{counter}")
 
 
