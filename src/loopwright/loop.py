@@ -17,6 +17,7 @@ from functools import partial
 from typing import assert_never
 
 from loopwright import telemetry
+from loopwright.checkpoints import FILE_CHECKPOINTS_SERVICE, FileCheckpoints
 from loopwright.loop_agents import (
     apply_handoff,
     cancel_input_checks,
@@ -189,6 +190,9 @@ async def _run(rt: Runtime, prompt: UserMessage, run: RunState) -> AsyncGenerato
         return
     rt.history.append(prompt)
     yield prompt
+    if rt.options.enable_file_checkpointing:
+        checkpoints = rt.services.setdefault(FILE_CHECKPOINTS_SERVICE, FileCheckpoints())
+        checkpoints.begin(prompt.uuid)
     input_checks = start_input_checks(rt, prompt)  # beside the first model call
     try:
         while True:

@@ -96,6 +96,8 @@ class Options:
     # Input, output and tool guardrails (loopwright.guardrails); a tripped one ends the run
     # with subtype error_guardrail_tripped. Handoffs are tools: loopwright.handoffs.handoff().
     guardrails: Sequence[Guardrail] = ()
+    # Snapshot files that Write/Edit change, per prompt, for Client.rewind_files().
+    enable_file_checkpointing: bool = False
     # Defer MCP tool definitions behind ToolSearch when they would take more than this
     # share of the context window (True = always, False = never).
     tool_search: bool | float = 0.1

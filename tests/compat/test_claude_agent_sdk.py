@@ -240,8 +240,13 @@ def test_options_translate_limits_thinking_and_session_fields() -> None:
 
 
 def test_options_for_missing_features_warn_instead_of_failing() -> None:
-    with pytest.warns(UserWarning, match="enable_file_checkpointing"):
-        to_options(ClaudeAgentOptions(enable_file_checkpointing=True), raise_on_error=True)
+    with pytest.warns(UserWarning, match="betas"):
+        to_options(ClaudeAgentOptions(betas=["context-1m-2025-08-07"]), raise_on_error=True)
+
+
+def test_file_checkpointing_reaches_the_native_options() -> None:
+    options = to_options(ClaudeAgentOptions(enable_file_checkpointing=True), raise_on_error=True)
+    assert options.enable_file_checkpointing
 
 
 def test_cli_transport_options_are_accepted_silently() -> None:

@@ -1,4 +1,6 @@
-"""The Claude layer under trio, as the reference SDK (anyio) allows."""
+"""The Claude layer under trio (as the reference SDK, on anyio, allows), and rewind_files."""
+
+from pathlib import Path
 
 import trio
 
@@ -60,3 +62,38 @@ def test_result_usage_is_the_sdks_dict() -> None:
         "cache_read_input_tokens": 0,
         "cache_creation_input_tokens": 0,
     }
+
+
+def test_rewind_files_restores_what_the_tools_changed(tmp_path: Path) -> None:
+    from loopwright.compat.claude_agent_sdk import UserMessage
+    from loopwright.testing import tool_call
+
+    notes = tmp_path / "notes.txt"
+    notes.write_text("before")
+    model = ScriptedModel(
+        [
+            tool_call("Read", file_path=str(notes)),
+            tool_call("Write", file_path=str(notes), content="after"),
+            text("written"),
+        ]
+    )
+    options = ClaudeAgentOptions(
+        model=model,  # type: ignore[arg-type]
+        cwd=str(tmp_path),
+        setting_sources=[],
+        permission_mode="bypassPermissions",
+        enable_file_checkpointing=True,
+    )
+
+    async def main() -> None:
+        async with ClaudeSDKClient(options=options) as client:
+            await client.query("rewrite the notes")
+            prompt_id = ""
+            async for message in client.receive_response():
+                if isinstance(message, UserMessage) and message.content == "rewrite the notes":
+                    prompt_id = message.uuid
+            assert notes.read_text() == "after"
+            await client.rewind_files(prompt_id)
+
+    trio.run(main)
+    assert notes.read_text() == "before"

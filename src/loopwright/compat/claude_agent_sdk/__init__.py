@@ -419,6 +419,12 @@ class ClaudeSDKClient:
             self._client.set_model(chosen if chosen is not None else resolve_model(None))
         )
 
+    async def rewind_files(self, user_message_id: str) -> None:
+        """Put the files tools changed since that user message back as they were before it
+        (needs ``enable_file_checkpointing=True``)."""
+        self._require_connection()
+        await self._call(self._client.rewind_files(user_message_id))
+
     async def get_server_info(self) -> dict[str, Any] | None:
         self._require_connection()
         runtime = self._client.runtime
