@@ -351,3 +351,22 @@ async def test_a_hosted_tool_says_what_to_use_instead() -> None:
 
     with pytest.raises(UserError, match="function tool"):
         WebSearchTool()
+
+
+async def test_a_streamed_handoff_updates_the_agent_in_the_stream() -> None:
+    from loopwright.compat.openai_agents import AgentUpdatedStreamEvent
+
+    billing = Agent(name="Billing", model=ScriptedModel([text("billing here")]))
+    triage = Agent(
+        name="Triage", handoffs=[billing], model=ScriptedModel([tool_call("transfer_to_billing")])
+    )
+
+    streamed = Runner.run_streamed(triage, "refund please")
+    updates = [
+        e.new_agent.name
+        async for e in streamed.stream_events()
+        if isinstance(e, AgentUpdatedStreamEvent)
+    ]
+
+    assert updates == ["Triage", "Billing"]
+    assert streamed.final_output == "billing here" and streamed.current_agent is billing
