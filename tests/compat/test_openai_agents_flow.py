@@ -370,3 +370,15 @@ async def test_a_streamed_handoff_updates_the_agent_in_the_stream() -> None:
 
     assert updates == ["Triage", "Billing"]
     assert streamed.final_output == "billing here" and streamed.current_agent is billing
+
+
+async def test_sampling_settings_without_an_equivalent_are_reported_not_dropped() -> None:
+    from loopwright.compat.openai_agents import ModelSettings
+
+    settings = ModelSettings(temperature=0.2, verbosity="low")
+    agent = Agent(name="A", model_settings=settings, model=ScriptedModel([text("ok")]))
+
+    with pytest.warns(UserWarning, match=r"ModelSettings\.temperature"):
+        result = await Runner.run(agent, "hi")
+
+    assert result.final_output == "ok"

@@ -36,9 +36,9 @@ __all__ = [
 
 @dataclass
 class ModelSettings:
-    """Per-agent model knobs. loopwright forwards ``max_tokens`` and the reasoning effort;
-    the sampling knobs have no provider-neutral equivalent here and are ignored with a
-    warning."""
+    """Per-agent model knobs. loopwright forwards ``max_tokens``, the reasoning effort and
+    the retry count; the sampling knobs and ``tool_choice`` are ignored with a warning;
+    the rest (verbosity, metadata, store…) are accepted and have no effect here."""
 
     temperature: float | None = None
     top_p: float | None = None
@@ -83,7 +83,7 @@ class ModelSettings:
         return {f.name: getattr(self, f.name) for f in dataclasses.fields(self)}
 
     def ignored(self) -> list[str]:
-        names = ("temperature", "top_p", "frequency_penalty", "presence_penalty")
+        names = ("temperature", "top_p", "frequency_penalty", "presence_penalty", "tool_choice")
         return [f"ModelSettings.{n}" for n in names if getattr(self, n) is not None]
 
 

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from loopwright.client import open_runtime
+from loopwright.compat._model_choice import warn_ignored
 from loopwright.compat._openai_agent import Agent, tool_enabled
 from loopwright.compat._openai_agent_errors import UserError
 from loopwright.compat._openai_context import RunContextWrapper, Usage, run_context
@@ -154,6 +155,7 @@ class RunDriver:
 
     async def native_options(self, agent: Any, system_extra: Sequence[str]) -> Options:
         settings = agent.model_settings.resolve(getattr(self.run_config, "model_settings", None))
+        warn_ignored("ModelSettings", settings.ignored())
         system = await agent.get_system_prompt(self.wrapper) or ""
         if system_extra:
             system = "\n\n".join([system, *system_extra]).strip()
