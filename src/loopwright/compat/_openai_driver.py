@@ -301,7 +301,7 @@ class RunDriver:
         for block in message.blocks:
             if not isinstance(block, ToolResultBlock):
                 continue
-            if block.tool_use_id.endswith("_output") or self._is_structured(block):
+            if self._is_structured(block):
                 continue
             is_handoff = self._call_name(block.tool_use_id) in self.handoff_tools
             if is_handoff and not block.is_error:
@@ -318,6 +318,7 @@ class RunDriver:
         return None
 
     def _is_structured(self, block: ToolResultBlock) -> bool:
+        """The answer to a StructuredOutput call (no tool call item was made for it)."""
         return (
             self._call_name(block.tool_use_id) is None
             and block.tool_use_id not in self.tool_outputs
