@@ -44,6 +44,11 @@ _EXPORTS: dict[str, str] = {
     "ServerToolBlock": "loopwright.messages",
     "Usage": "loopwright.messages",
     "message_from_dict": "loopwright.messages",
+    "Guardrail": "loopwright.guardrails",
+    "GuardrailInput": "loopwright.guardrails",
+    "GuardrailVerdict": "loopwright.guardrails",
+    "HandoffAgent": "loopwright.handoffs",
+    "handoff": "loopwright.handoffs",
 }
 
 __all__ = [
@@ -51,6 +56,10 @@ __all__ = [
     "AssistantMessage",
     "Client",
     "ConfigurationError",
+    "Guardrail",
+    "GuardrailInput",
+    "GuardrailVerdict",
+    "HandoffAgent",
     "ImageBlock",
     "LoopwrightError",
     "Message",
@@ -74,6 +83,7 @@ __all__ = [
     "ToolUseBlock",
     "Usage",
     "UserMessage",
+    "handoff",
     "message_from_dict",
     "query",
     "run",
@@ -84,6 +94,8 @@ __all__ = [
 if TYPE_CHECKING:
     from loopwright.client import Client, query, run, run_sync
     from loopwright.errors import ConfigurationError, LoopwrightError, ModelError, ResultError
+    from loopwright.guardrails import Guardrail, GuardrailInput, GuardrailVerdict
+    from loopwright.handoffs import HandoffAgent, handoff
     from loopwright.messages import (
         AssistantMessage,
         ImageBlock,

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import AsyncIterable, AsyncIterator
+from pathlib import Path
 from typing import Any
 
 from loopwright.assemble import open_runtime as assemble_runtime
@@ -191,6 +192,19 @@ class Client:
         if set_mode is None:
             raise LoopwrightError("this session has no permission gate to change")
         set_mode(mode)
+
+    async def rewind_files(self, user_message_uuid: str) -> list[Path]:
+        """Put the files tools changed at or after that prompt back as they were before it
+        (needs ``enable_file_checkpointing=True``); returns the paths restored."""
+        from loopwright.checkpoints import FILE_CHECKPOINTS_SERVICE, FileCheckpoints
+
+        checkpoints = self.runtime.services.get(FILE_CHECKPOINTS_SERVICE)
+        if not isinstance(checkpoints, FileCheckpoints):
+            raise LoopwrightError(
+                "no file checkpoints in this session; pass Options(enable_file_checkpointing="
+                "True) to snapshot the files tools change"
+            )
+        return checkpoints.rewind(user_message_uuid)
 
     def get_context_usage(self) -> dict[str, Any]:
         """Tokens the next request will carry, the window, and the share used."""

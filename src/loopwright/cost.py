@@ -130,6 +130,7 @@ _BUILTIN_PRICES: dict[str, ModelPrice] = {
     # ---- offline models are free
     "scripted": ModelPrice(0.0, 0.0, 0.0, 0.0),
     "function": ModelPrice(0.0, 0.0, 0.0, 0.0),
+    "test": ModelPrice(0.0, 0.0, 0.0, 0.0),
 }
 
 _PRICES: dict[str, ModelPrice] = dict(_BUILTIN_PRICES)

@@ -17,6 +17,16 @@ from functools import partial
 from typing import assert_never
 
 from loopwright import telemetry
+from loopwright.checkpoints import FILE_CHECKPOINTS_SERVICE, FileCheckpoints
+from loopwright.loop_agents import (
+    apply_handoff,
+    cancel_input_checks,
+    output_trip,
+    settle_input_checks,
+    start_input_checks,
+    tool_trip,
+    tripped,
+)
 from loopwright.loop_compaction import (
     auto_compact,
     compaction_due,
@@ -185,6 +195,10 @@ async def _run(rt: Runtime, prompt: UserMessage, run: RunState) -> AsyncGenerato
         return
     rt.history.append(prompt)
     yield prompt
+    if rt.options.enable_file_checkpointing:
+        checkpoints = rt.services.setdefault(FILE_CHECKPOINTS_SERVICE, FileCheckpoints())
+        checkpoints.begin(prompt.uuid)
+    input_checks = start_input_checks(rt, prompt)  # beside the first model call
     try:
         while True:
             if rt.interrupt_event.is_set():
@@ -205,6 +219,13 @@ async def _run(rt: Runtime, prompt: UserMessage, run: RunState) -> AsyncGenerato
             )
             async for message in drain(rt, work):
                 yield message
+            trip = await settle_input_checks(input_checks)
+            input_checks = None
+            if trip is not None:  # the model's answer is not used
+                notice, finish = tripped(trip)
+                yield notice
+                yield result_message(rt, run, finish)
+                return
             if not response_box:
                 if context_exceeded(work) and not run.reactive_compaction_tried:
                     run.reactive_compaction_tried = True
@@ -238,6 +259,11 @@ async def _run(rt: Runtime, prompt: UserMessage, run: RunState) -> AsyncGenerato
                 step, notices = await stop_hook(rt, run, step)
                 for message in notices:
                     yield message
+            if isinstance(step, Finish) and step.subtype == "success":
+                trip = await output_trip(rt, run, step)
+                if trip is not None:
+                    notice, step = tripped(trip)
+                    yield notice
 
             match step:
                 case Finish():
@@ -271,7 +297,21 @@ async def _run(rt: Runtime, prompt: UserMessage, run: RunState) -> AsyncGenerato
                     yield tool_results
                     for message in rt.gate_messages():
                         yield message
+                    trip = tool_trip(rt)
+                    if trip is not None:
+                        notice, finish = tripped(trip)
+                        yield notice
+                        yield result_message(rt, run, finish)
+                        return
+                    switched = await apply_handoff(rt)
+                    if switched is not None:
+                        yield switched
                     ending = _after_batch(rt, run, calls, results, outcome, work)
+                    if ending is not None and ending.subtype == "success":  # structured output
+                        trip = await output_trip(rt, run, ending)
+                        if trip is not None:
+                            notice, ending = tripped(trip)
+                            yield notice
                     if ending is not None:
                         yield result_message(rt, run, ending)
                         return
@@ -289,6 +329,8 @@ async def _run(rt: Runtime, prompt: UserMessage, run: RunState) -> AsyncGenerato
         # the session can be resumed, then let the cancellation through.
         answer_orphans(rt)
         raise
+    finally:
+        cancel_input_checks(input_checks)
 
 
 # --------------------------------------------------------------------------- decisions

@@ -13,7 +13,9 @@ from collections.abc import AsyncIterator, Callable, Coroutine, Sequence
 from typing import Any, TypeVar
 
 from loopwright import telemetry
+from loopwright.checkpoints import FILE_CHECKPOINTS_SERVICE, FileCheckpoints
 from loopwright.errors import ModelError
+from loopwright.loop_agents import guard_tools
 from loopwright.loop_state import INTERRUPTED_BY_USER, INTERRUPTED_RESULT, Finish, RunState
 from loopwright.messages import (
     AssistantMessage,
@@ -207,9 +209,13 @@ async def run_tools(
             services=rt.services,
         )
 
+    checkpoints = rt.services.get(FILE_CHECKPOINTS_SERVICE)
+    if isinstance(checkpoints, FileCheckpoints):
+        for call in calls:
+            checkpoints.before_tool(call.name, call.input, rt.state.cwd)
     await execute(
         calls,
-        rt.active_tools(),
+        guard_tools(rt, rt.active_tools()),
         make_context,
         rt.gate,
         outcome,

@@ -280,6 +280,7 @@ ResultSubtype = Literal[
     "error_max_tokens_budget",
     "error_during_execution",
     "error_max_structured_output_retries",
+    "error_guardrail_tripped",
     "interrupted",
 ]
 

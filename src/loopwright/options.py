@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
+from loopwright.guardrails import Guardrail
 from loopwright.models.base import Effort, Model, ThinkingConfig
 from loopwright.models.settings import ModelSettings, ServerTool
 from loopwright.options_validation import validate_agent_definition, validate_options
@@ -105,6 +106,11 @@ class Options:
     skills: list[str] | Literal["all"] | None = None
     # {"type": "json_schema", "schema": {...}} or a pydantic model class.
     output_format: Any = None
+    # Input, output and tool guardrails (loopwright.guardrails); a tripped one ends the run
+    # with subtype error_guardrail_tripped. Handoffs are tools: loopwright.handoffs.handoff().
+    guardrails: Sequence[Guardrail] = ()
+    # Snapshot files that Write/Edit change, per prompt, for Client.rewind_files().
+    enable_file_checkpointing: bool = False
     # Defer MCP tool definitions behind ToolSearch when they would take more than this
     # share of the context window (True = always, False = never).
     tool_search: bool | float = 0.1

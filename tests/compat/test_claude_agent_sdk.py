@@ -240,8 +240,13 @@ def test_options_translate_limits_thinking_and_session_fields() -> None:
 
 
 def test_options_for_missing_features_warn_instead_of_failing() -> None:
-    with pytest.warns(UserWarning, match="enable_file_checkpointing"):
-        to_options(ClaudeAgentOptions(enable_file_checkpointing=True), raise_on_error=True)
+    with pytest.warns(UserWarning, match="betas"):
+        to_options(ClaudeAgentOptions(betas=["context-1m-2025-08-07"]), raise_on_error=True)
+
+
+def test_file_checkpointing_reaches_the_native_options() -> None:
+    options = to_options(ClaudeAgentOptions(enable_file_checkpointing=True), raise_on_error=True)
+    assert options.enable_file_checkpointing
 
 
 def test_cli_transport_options_are_accepted_silently() -> None:
@@ -450,8 +455,16 @@ async def test_partial_messages_arrive_as_anthropic_content_block_events() -> No
 
     assert "".join(printed) == "The sum is 3."
     assert "".join(tool_json) == '{"a": 1, "b": 2}'
-    assert kinds[0] == "content_block_start" and kinds.count("content_block_stop") == 2
-    assert kinds.count("content_block_start") == 2
+    # Two responses: each message_start, its blocks, message_delta, message_stop.
+    assert kinds[0] == "message_start" and kinds[1] == "content_block_start"
+    assert kinds.count("message_start") == kinds.count("message_stop") == 2
+    assert kinds.count("content_block_start") == kinds.count("content_block_stop") == 2
+    first_stop = kinds.index("message_stop")
+    assert kinds[first_stop - 2 : first_stop + 1] == [
+        "content_block_stop",
+        "message_delta",
+        "message_stop",
+    ]
 
 
 def test_tool_without_arguments_gets_an_empty_object_schema() -> None:

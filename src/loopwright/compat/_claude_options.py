@@ -170,6 +170,7 @@ def to_options(source: ClaudeAgentOptions | None, *, raise_on_error: bool) -> Op
         skills=opts.skills,
         output_format=opts.output_format,
         include_partial_messages=opts.include_partial_messages,
+        enable_file_checkpointing=opts.enable_file_checkpointing,
         raise_on_error=raise_on_error,
         session_id=opts.session_id,
         session_store=opts.session_store,
@@ -193,7 +194,6 @@ def _warn_unsupported(opts: ClaudeAgentOptions) -> None:
         "forward_subagent_text",
         "resume_drops_turn",
         "plugins",
-        "enable_file_checkpointing",
     )
     changed = [n for n in candidates if getattr(opts, n) != getattr(defaults, n)]
     warn_ignored("ClaudeAgentOptions", changed)

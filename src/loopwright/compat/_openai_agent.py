@@ -1,64 +1,66 @@
-"""The agent side of the OpenAI Agents SDK layer: errors, ``ModelSettings``, ``Agent`` and
-``function_tool``."""
+"""The agent side of the OpenAI Agents SDK layer: ``ModelSettings``, ``Agent`` (generic over
+its context type, ``Agent[MyContext]``) and ``Agent.as_tool``."""
 
 from __future__ import annotations
 
 import dataclasses
+import inspect
+import json
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, overload
+from typing import Any, Generic, Literal, TypeVar
 
-from loopwright.compat._openai_context import (
-    current_run_context,
-    takes_run_context,
-    without_run_context,
+from loopwright.compat._openai_agent_errors import (
+    AgentsException,
+    MaxTurnsExceeded,
+    ModelBehaviorError,
+    UserError,
 )
-from loopwright.errors import LoopwrightError
-from loopwright.messages import ResultMessage
+from loopwright.compat._openai_context import RunContextWrapper, current_tool_context
+from loopwright.compat._openai_tools import FunctionTool
 from loopwright.models.base import Effort, Model
-from loopwright.tools.base import FunctionTool, Tool
-from loopwright.tools.base import tool as native_tool
 
-# --------------------------------------------------------------------------- errors
+TContext = TypeVar("TContext")
 
-
-class AgentsException(LoopwrightError):
-    """Base of the errors this layer raises, as in the OpenAI Agents SDK."""
-
-
-class MaxTurnsExceeded(AgentsException):
-    """The run needed more model calls than ``max_turns`` allows."""
-
-    def __init__(self, message: str, result: ResultMessage | None = None) -> None:
-        super().__init__(message)
-        self.result = result
+__all__ = [
+    "Agent",
+    "AgentBase",
+    "AgentsException",
+    "MaxTurnsExceeded",
+    "ModelBehaviorError",
+    "ModelSettings",
+    "StopAtTools",
+    "UserError",
+]
 
 
-class ModelBehaviorError(AgentsException):
-    """The model did something the run cannot accept, e.g. no valid ``output_type`` value."""
-
-
-class UserError(AgentsException):
-    """The code asked for something this layer cannot do."""
-
-
-# --------------------------------------------------------------------------- agents
-
-
-@dataclass(frozen=True, slots=True)
+@dataclass
 class ModelSettings:
-    """Per-agent model knobs. loopwright forwards ``max_tokens`` and the reasoning effort;
-    sampling knobs (temperature, top_p…) have no provider-neutral equivalent and are
-    ignored with a warning."""
+    """Per-agent model knobs. loopwright forwards ``max_tokens``, the reasoning effort and
+    the retry count; the sampling knobs and ``tool_choice`` are ignored with a warning;
+    the rest (verbosity, metadata, store…) are accepted and have no effect here."""
 
     temperature: float | None = None
     top_p: float | None = None
     frequency_penalty: float | None = None
     presence_penalty: float | None = None
-    tool_choice: str | None = None
+    tool_choice: Any = None
     parallel_tool_calls: bool | None = None
+    truncation: Literal["auto", "disabled"] | None = None
     max_tokens: int | None = None
-    reasoning: Any = None  # {"effort": "low"} or an object with an ``effort`` attribute
+    reasoning: Any = None  # {"effort": "low"} or openai.types.shared.Reasoning
+    verbosity: Literal["low", "medium", "high"] | None = None
+    metadata: dict[str, str] | None = None
+    store: bool | None = None
+    prompt_cache_retention: Any = None
+    include_usage: bool | None = None
+    response_include: list[Any] | None = None
+    top_logprobs: int | None = None
+    extra_query: Any = None
+    extra_body: Any = None
+    extra_headers: Any = None
+    extra_args: dict[str, Any] | None = None
+    retry: Any = None
 
     @property
     def effort(self) -> Effort | None:
@@ -66,125 +68,209 @@ class ModelSettings:
             return self.reasoning.get("effort")  # type: ignore[return-value]
         return getattr(self.reasoning, "effort", None)
 
+    def resolve(self, override: ModelSettings | None) -> ModelSettings:
+        """These settings with the non-None values of ``override`` on top."""
+        if override is None:
+            return self
+        changes = {
+            f.name: getattr(override, f.name)
+            for f in dataclasses.fields(override)
+            if getattr(override, f.name) is not None
+        }
+        return dataclasses.replace(self, **changes)
+
+    def to_json_dict(self) -> dict[str, Any]:
+        return {f.name: getattr(self, f.name) for f in dataclasses.fields(self)}
+
     def ignored(self) -> list[str]:
         names = ("temperature", "top_p", "frequency_penalty", "presence_penalty", "tool_choice")
         return [f"ModelSettings.{n}" for n in names if getattr(self, n) is not None]
+
+
+@dataclass
+class StopAtTools:
+    """``tool_use_behavior``: stop when one of these tools is called; its output is final."""
+
+    stop_at_tool_names: list[str]
 
 
 Instructions = str | Callable[..., Any] | None
 
 
 @dataclass(kw_only=True)
-class Agent:
-    """What an agent is: a name, instructions (the system prompt), tools, a model."""
-
+class AgentBase(Generic[TContext]):
     name: str
-    instructions: Instructions = None
     handoff_description: str | None = None
-    tools: list[Tool] = field(default_factory=list[Tool])
-    model: str | Model | None = None
-    model_settings: ModelSettings = field(default_factory=ModelSettings)
-    output_type: Any = None
+    tools: list[Any] = field(default_factory=list[Any])
+    mcp_servers: list[Any] = field(default_factory=list[Any])
+    mcp_config: dict[str, Any] = field(default_factory=dict[str, Any])
+
+    async def get_all_tools(self, run_context: RunContextWrapper[Any]) -> list[Any]:
+        """The tools the model would see now: MCP servers' tools, then the enabled ones."""
+        from loopwright.compat._openai_mcp import mcp_tools
+
+        tools: list[Any] = await mcp_tools(self.mcp_servers)
+        for item in self.tools:
+            if await tool_enabled(item, run_context, self):
+                tools.append(item)
+        return tools
+
+
+async def tool_enabled(item: Any, context: RunContextWrapper[Any], agent: Any) -> bool:
+    enabled = getattr(item, "is_enabled", True)
+    if callable(enabled):
+        produced = enabled(context, agent)
+        enabled = await produced if inspect.isawaitable(produced) else produced
+    return bool(enabled)
+
+
+@dataclass(kw_only=True)
+class Agent(AgentBase[TContext]):
+    """What an agent is: a name, instructions (the system prompt), tools, a model, handoffs,
+    guardrails, an output type and lifecycle hooks."""
+
+    instructions: Instructions = None
+    prompt: Any = None
     handoffs: list[Any] = field(default_factory=list[Any])
+    model: str | Model | Any = None
+    model_settings: ModelSettings = field(default_factory=ModelSettings)
     input_guardrails: list[Any] = field(default_factory=list[Any])
     output_guardrails: list[Any] = field(default_factory=list[Any])
+    output_type: Any = None
+    hooks: Any = None
+    tool_use_behavior: Any = "run_llm_again"
+    reset_tool_choice: bool = True
 
     def __post_init__(self) -> None:
-        if self.handoffs:
-            raise NotImplementedError(
-                f"Agent {self.name!r}: handoffs are not supported by loopwright's openai_agents "
-                "layer. Run the other agent yourself (await Runner.run(other, ...)), or use "
-                "loopwright subagents: Options(agents={...}) and the Agent tool."
-            )
-        if self.input_guardrails or self.output_guardrails:
-            raise NotImplementedError(
-                f"Agent {self.name!r}: guardrails are not supported by loopwright's "
-                "openai_agents layer; check input and output in your own code, or use a "
-                "loopwright UserPromptSubmit / Stop hook."
+        if not isinstance(self.name, str):
+            raise UserError(f"Agent name must be a string, got {type(self.name).__name__}")
+        if self.prompt is not None:
+            raise UserError(
+                f"Agent {self.name!r}: prompt= names a prompt stored on OpenAI's servers, which "
+                "loopwright cannot read; put the text in instructions= instead"
             )
         for item in self.tools:
-            if not isinstance(item, Tool):
+            if not hasattr(item, "name") or not hasattr(item, "call"):
                 raise UserError(
                     f"Agent {self.name!r}: {item!r} is not a tool; decorate it with @function_tool"
                 )
 
-    def clone(self, **changes: Any) -> Agent:
+    def clone(self, **changes: Any) -> Agent[TContext]:
         return dataclasses.replace(self, **changes)
+
+    async def get_system_prompt(self, run_context: RunContextWrapper[TContext]) -> str | None:
+        if self.instructions is None or isinstance(self.instructions, str):
+            return self.instructions
+        produced = self.instructions(run_context, self)
+        return str(await produced if inspect.isawaitable(produced) else produced)
 
     def as_tool(
         self,
         tool_name: str | None = None,
         tool_description: str | None = None,
-        *,
+        custom_output_extractor: Callable[..., Any] | None = None,
+        is_enabled: bool | Callable[..., Any] = True,
+        on_stream: Callable[..., Any] | None = None,
+        run_config: Any = None,
         max_turns: int | None = None,
+        hooks: Any = None,
+        previous_response_id: str | None = None,
+        conversation_id: str | None = None,
+        session: Any = None,
+        failure_error_function: Any = None,
+        needs_approval: bool | Callable[..., Any] = False,
+        parameters: Any = None,
+        include_input_schema: bool = False,
     ) -> FunctionTool:
         """This agent as a tool another agent can call: it runs on the given input with a
-        fresh conversation and its final output is the tool's result."""
-        # The Runner sits above agents in this layer; importing it at call time keeps
-        # agent definitions free of the run machinery.
-        from loopwright.compat.openai_agents import Runner
-
+        fresh conversation and its final output is the tool's result. ``parameters`` (a
+        pydantic model or dataclass) gives the tool a structured input."""
         agent = self
-
-        async def run_agent(input: str) -> str:
-            """Run the agent on ``input``."""
-            context = current_run_context().context
-            turns = DEFAULT_AGENT_TOOL_TURNS if max_turns is None else max_turns
-            result = await Runner.run(agent, input, context=context, max_turns=turns)
-            return str(result.final_output)
-
-        made = native_tool(run_agent)
+        name = tool_name or _tool_name(self.name)
         description = tool_description or self.handoff_description or f"Run the {self.name} agent"
-        return dataclasses.replace(
-            made, name=tool_name or _tool_name(self.name), description=description
+        schema = _parameters_schema(parameters)
+
+        async def invoke(context: Any, arguments: str) -> Any:
+            from loopwright.compat.openai_agents import Runner
+
+            parsed = json.loads(arguments) if arguments else {}
+            task = parsed.get("input", "") if parameters is None else json.dumps(parsed)
+            turns = DEFAULT_AGENT_TOOL_TURNS if max_turns is None else max_turns
+            outer = current_tool_context()
+            if on_stream is not None:
+                result = await _streamed_tool_run(agent, task, outer, turns, on_stream, name)
+            else:
+                result = await Runner.run(
+                    agent,
+                    task,
+                    context=outer.context,
+                    max_turns=turns,
+                    hooks=hooks,
+                    run_config=run_config,
+                    session=session,
+                )
+            if custom_output_extractor is not None:
+                produced = custom_output_extractor(result)
+                return await produced if inspect.isawaitable(produced) else produced
+            output = result.final_output
+            return output if isinstance(output, str) else _as_text(output)
+
+        return FunctionTool(
+            name=name,
+            description=description,
+            params_json_schema=schema,
+            on_invoke_tool=invoke,
+            is_enabled=is_enabled,
+            needs_approval=needs_approval,
+            on_stream=on_stream,
         )
+
+
+async def _streamed_tool_run(
+    agent: Any, task: str, outer: Any, turns: int, on_stream: Callable[..., Any], name: str
+) -> Any:
+    from loopwright.compat.openai_agents import Runner
+
+    streamed = Runner.run_streamed(agent, task, context=outer.context, max_turns=turns)
+    call = _ToolCallRef(getattr(outer, "tool_call_id", ""), name)
+    async for event in streamed.stream_events():
+        produced = on_stream({"event": event, "agent": agent, "tool_call": call})
+        if inspect.isawaitable(produced):
+            await produced
+    return streamed
+
+
+@dataclass(frozen=True, slots=True)
+class _ToolCallRef:
+    call_id: str
+    name: str
+
+
+def _as_text(output: Any) -> str:
+    dump = getattr(output, "model_dump_json", None)
+    if callable(dump):
+        return str(dump())
+    try:
+        return json.dumps(output, default=str)
+    except TypeError:
+        return str(output)
+
+
+def _parameters_schema(parameters: Any) -> dict[str, Any]:
+    if parameters is None:
+        return {
+            "type": "object",
+            "properties": {"input": {"type": "string", "description": "The input for the agent"}},
+            "required": ["input"],
+            "additionalProperties": False,
+        }
+    from pydantic import TypeAdapter
+
+    return TypeAdapter(parameters).json_schema()
 
 
 def _tool_name(agent_name: str) -> str:
     return "".join(c if c.isalnum() else "_" for c in agent_name.lower()).strip("_") or "agent"
 
 
-# --------------------------------------------------------------------------- tools
-
-ToolFunction = Callable[..., Any]
 DEFAULT_AGENT_TOOL_TURNS = 10  # the Runner's default, for an agent run as a tool
-
-
-@overload
-def function_tool(func: ToolFunction, /) -> FunctionTool: ...
-
-
-@overload
-def function_tool(
-    *,
-    name_override: str | None = None,
-    description_override: str | None = None,
-    docstring_style: str | None = None,
-    use_docstring_info: bool = True,
-    strict_mode: bool = True,
-) -> Callable[[ToolFunction], FunctionTool]: ...
-
-
-def function_tool(
-    func: ToolFunction | None = None,
-    /,
-    *,
-    name_override: str | None = None,
-    description_override: str | None = None,
-    docstring_style: str | None = None,
-    use_docstring_info: bool = True,
-    strict_mode: bool = True,
-) -> FunctionTool | Callable[[ToolFunction], FunctionTool]:
-    """A tool from a plain function: name, description and argument schema come from its
-    signature, type hints and docstring (loopwright's ``@tool`` does the work)."""
-
-    def decorate(fn: ToolFunction) -> FunctionTool:
-        made = native_tool(without_run_context(fn) if takes_run_context(fn) else fn)
-        description = description_override
-        if description is None and not use_docstring_info:
-            description = made.name
-        return dataclasses.replace(
-            made, name=name_override or made.name, description=description or made.description
-        )
-
-    return decorate(func) if func is not None else decorate

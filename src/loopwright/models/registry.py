@@ -8,6 +8,8 @@ Accepted forms::
     openai-chat:<id>?base_url=http://localhost:11434/v1&api_key_env=OLLAMA_KEY
     openai:<alias>?reasoning=true&context_window=400000   capabilities the table lacks
     scripted:<file>          a YAML/JSON script played offline (ScriptedModel)
+    test                     calls every tool once, then answers (TestModel; offline);
+                             test?call_tools=Read,Glob limits the tools it calls
     sonnet | opus | haiku    current Claude models (ANTHROPIC_DEFAULT_<FAMILY>_MODEL overrides)
     claude-…                 bare ids: claude-* → anthropic, gpt-* / o1 / o3 / o4 → openai
 
@@ -86,6 +88,8 @@ def resolve_model(spec: str | Model | None, *, env: Mapping[str, str] | None = N
             return _scripted(rest)
         model, options = _split_options(rest, provider)
         return _PROVIDERS[provider](model, options, environment)
+    if text == "test" or text.startswith("test?"):
+        return _test_model(text)
     model, options = _split_options(text, "")
     bare = _alias(model, environment)
     if bare.startswith("claude-"):
@@ -194,6 +198,23 @@ def _openai_chat(model: str, options: Mapping[str, str], env: Mapping[str, str])
         capabilities=_capabilities(model, options, f"openai-chat:{model}"),
         share_client=True,
     )
+
+
+def _test_model(text: str) -> Model:
+    """``test`` or ``test?call_tools=Read,Glob`` (the tools it calls; empty for none)."""
+    from loopwright.models.test_model import TestModel
+
+    options = {
+        k: v[-1] for k, v in parse_qs(text.partition("?")[2], keep_blank_values=True).items()
+    }
+    unknown = set(options) - {"call_tools"}
+    if unknown:
+        raise ConfigurationError(
+            f"unknown option(s) {sorted(unknown)} in {text}; supported: call_tools"
+        )
+    if "call_tools" not in options:
+        return TestModel()
+    return TestModel(call_tools=[n for n in options["call_tools"].split(",") if n])
 
 
 def _scripted(path: str) -> Model:

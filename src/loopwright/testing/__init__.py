@@ -1,6 +1,6 @@
-"""Offline models and test helpers: ``ScriptedModel``, ``FunctionModel``, step helpers, fake
-provider servers (import ``FakeAnthropicServer`` / ``FakeOpenAIServer`` from their modules or
-here) and the session-store conformance suite."""
+"""Offline models and test helpers: ``ScriptedModel``, ``FunctionModel``, ``TestModel``, step
+helpers, fake provider servers (import ``FakeAnthropicServer`` / ``FakeOpenAIServer`` from
+their modules or here) and the session-store conformance suite."""
 
 from typing import TYPE_CHECKING, Any
 
@@ -15,6 +15,7 @@ from loopwright.models.scripted import (
     tool_call,
     tool_calls,
 )
+from loopwright.models.test_model import TestModel
 
 if TYPE_CHECKING:
     from loopwright.testing.fake_anthropic import FakeAnthropicServer
@@ -45,6 +46,7 @@ __all__ = [
     "FunctionModel",
     "ScriptedModel",
     "Step",
+    "TestModel",
     "error",
     "load_script",
     "raw_tool_call",

@@ -18,9 +18,9 @@ Claude Code CLI, no subprocess, any provider loopwright supports. Differences wo
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterable, AsyncIterator, Awaitable, Callable, Mapping
+from collections.abc import AsyncIterable, AsyncIterator, Awaitable, Callable, Coroutine, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 from loopwright.client import Client, Prompt
 from loopwright.client import query as native_query
@@ -31,12 +31,91 @@ from loopwright.compat._claude_options import (
     to_options,
 )
 from loopwright.compat._model_choice import choose_model
+from loopwright.compat.claude_agent_sdk._sdk_types import (
+    BaseHookInput,
+    CanUseToolShadowedWarning,
+    ContextUsageCategory,
+    ContextUsageResponse,
+    ConversationResetMessage,
+    DeferredToolUse,
+    EffortLevel,
+    HookEventMessage,
+    HookJSONOutput,
+    McpServerConfig,
+    McpServerConnectionStatus,
+    McpServerInfo,
+    McpServerStatus,
+    McpServerStatusConfig,
+    McpStatusResponse,
+    McpToolAnnotations,
+    McpToolInfo,
+    MessageOrigin,
+    MessageOriginKind,
+    MirrorErrorMessage,
+    ModelUsage,
+    NotificationHookInput,
+    NotificationHookSpecificOutput,
+    PermissionRequestHookInput,
+    PermissionRequestHookSpecificOutput,
+    PermissionUpdate,
+    PostToolUseFailureHookInput,
+    PostToolUseFailureHookSpecificOutput,
+    RateLimitEvent,
+    RateLimitInfo,
+    RateLimitStatus,
+    RateLimitType,
+    SandboxIgnoreViolations,
+    SandboxNetworkConfig,
+    SandboxSettings,
+    SdkBeta,
+    SdkPluginConfig,
+    SDKSessionInfo,
+    ServerToolName,
+    ServerToolResultBlock,
+    ServerToolUseBlock,
+    SessionKey,
+    SessionListSubkeysKey,
+    SessionMessage,
+    SessionStore,
+    SessionStoreEntry,
+    SessionStoreFlushMode,
+    SessionStoreListEntry,
+    SessionSummaryEntry,
+    SubagentStartHookInput,
+    SubagentStartHookSpecificOutput,
+    TaskBudget,
+    TaskNotificationMessage,
+    TaskNotificationOriginSubkind,
+    TaskNotificationStatus,
+    TaskProgressMessage,
+    TaskStartedMessage,
+    TaskUpdatedMessage,
+    TaskUpdatedStatus,
+    TaskUsage,
+    ThinkingConfig,
+    ThinkingConfigAdaptive,
+    ThinkingConfigDisabled,
+    ThinkingConfigEnabled,
+)
 from loopwright.compat.claude_agent_sdk._stream_events import (
     ReferenceStreamEvents,
     in_reference_shape,
 )
+from loopwright.compat.claude_agent_sdk._trio_bridge import AsyncioThread, under_trio
 from loopwright.errors import LoopwrightError
-from loopwright.hooks import HookCallback, HookContext, HookEvent, HookInput, HookMatcher
+from loopwright.hooks import (
+    HookCallback,
+    HookContext,
+    HookEvent,
+    HookInput,
+    HookMatcher,
+    PostToolUseHookInput,
+    PreCompactHookInput,
+    PreToolUseHookInput,
+    StopHookInput,
+    SubagentStopHookInput,
+    UserPromptSubmitHookInput,
+)
 from loopwright.mcp.sdk_server import SdkServerConfig, create_sdk_mcp_server
 from loopwright.messages import (
     AssistantMessage,
@@ -67,7 +146,9 @@ from loopwright.tools.base import tool as native_tool
 
 # --------------------------------------------------------------------------- errors
 
+T = TypeVar("T")
 ClaudeSDKError = LoopwrightError
+__version__ = "0.1.0"  # loopwright's compat layer, not the reference SDK's version
 
 
 class CLIConnectionError(ClaudeSDKError):
@@ -216,9 +297,20 @@ async def query(
     """Run one session and yield its messages. Like the reference, an error result (turn
     limit, budget, failure) is yielded first and then raised as a ``ResultError``."""
     _no_transport(transport)
-    messages = native_query(_prompt(prompt), to_options(options, raise_on_error=True))
-    async for message in in_reference_shape(messages):
-        yield message
+    messages = in_reference_shape(
+        native_query(_prompt(prompt), to_options(options, raise_on_error=True))
+    )
+    if not under_trio():
+        async for message in messages:
+            yield message
+        return
+    bridge = AsyncioThread()
+    try:
+        async for message in bridge.iterate(messages):
+            yield message
+    finally:
+        await bridge.run(messages.aclose())
+        bridge.close()
 
 
 def _no_transport(transport: Any) -> None:
@@ -240,6 +332,13 @@ class ClaudeSDKClient:
         self._stream_events = ReferenceStreamEvents()
         self._disconnected = False  # a used-up native Client: connect() needs a fresh one
         self._connected = False
+        # Under trio the native session runs on an asyncio loop in a thread (see _trio_bridge).
+        self._bridge: AsyncioThread | None = None
+
+    async def _call(self, coroutine: Coroutine[Any, Any, T]) -> T:
+        if self._bridge is None:
+            return await coroutine
+        return await self._bridge.run(coroutine)
 
     def _require_connection(self) -> None:
         # The reference raises CLIConnectionError here; code catches it by that name.
@@ -263,15 +362,20 @@ class ClaudeSDKClient:
             self._client = Client(to_options(self.options, raise_on_error=False))
             self._stream_events = ReferenceStreamEvents()
             self._disconnected = False
-        await self._client.connect()
+        if self._bridge is None and under_trio():
+            self._bridge = AsyncioThread()
+        await self._call(self._client.connect())
         self._connected = True
         if prompt is not None:
             await self.query(prompt)
 
     async def disconnect(self) -> None:
         self._connected = False
-        await self._client.disconnect()
+        await self._call(self._client.disconnect())
         self._disconnected = True
+        if self._bridge is not None:
+            self._bridge.close()
+            self._bridge = None
 
     async def query(
         self, prompt: str | AsyncIterable[dict[str, Any]], session_id: str = "default"
@@ -279,11 +383,14 @@ class ClaudeSDKClient:
         """Queue a prompt. ``session_id`` is accepted for compatibility; a client is one
         session, so it has no effect."""
         self._require_connection()
-        await self._client.query(_prompt(prompt))
+        await self._call(self._client.query(_prompt(prompt)))
 
     async def receive_messages(self) -> AsyncIterator[Message]:
         self._require_connection()
-        async for message in self._client.receive_messages():
+        stream = self._client.receive_messages()
+        if self._bridge is not None:
+            stream = self._bridge.iterate(stream)
+        async for message in stream:
             for translated in self._stream_events.translate(message):
                 yield translated
 
@@ -296,11 +403,11 @@ class ClaudeSDKClient:
 
     async def interrupt(self) -> None:
         self._require_connection()
-        await self._client.interrupt()
+        await self._call(self._client.interrupt())
 
     async def set_permission_mode(self, mode: PermissionMode) -> None:
         self._require_connection()
-        await self._client.set_permission_mode(mode)
+        await self._call(self._client.set_permission_mode(mode))
 
     async def set_model(self, model: str | Model | None = None) -> None:
         """Switch models from the next request on; ``None`` goes back to the configured one."""
@@ -308,7 +415,15 @@ class ClaudeSDKClient:
         from loopwright.models.registry import resolve_model
 
         chosen = choose_model(model if model is not None else self.options.model)
-        await self._client.set_model(chosen if chosen is not None else resolve_model(None))
+        await self._call(
+            self._client.set_model(chosen if chosen is not None else resolve_model(None))
+        )
+
+    async def rewind_files(self, user_message_id: str) -> None:
+        """Put the files tools changed since that user message back as they were before it
+        (needs ``enable_file_checkpointing=True``)."""
+        self._require_connection()
+        await self._call(self._client.rewind_files(user_message_id))
 
     async def get_server_info(self) -> dict[str, Any] | None:
         self._require_connection()
@@ -327,38 +442,109 @@ class ClaudeSDKClient:
 __all__ = [
     "AgentDefinition",
     "AssistantMessage",
+    "BaseHookInput",
     "CLIConnectionError",
     "CLIJSONDecodeError",
     "CLINotFoundError",
     "CanUseTool",
+    "CanUseToolShadowedWarning",
     "ClaudeAgentOptions",
     "ClaudeSDKClient",
     "ClaudeSDKError",
     "ContentBlock",
+    "ContextUsageCategory",
+    "ContextUsageResponse",
+    "ConversationResetMessage",
+    "DeferredToolUse",
+    "EffortLevel",
     "HookCallback",
     "HookContext",
     "HookEvent",
+    "HookEventMessage",
     "HookInput",
+    "HookJSONOutput",
     "HookMatcher",
     "McpSdkServerConfig",
+    "McpServerConfig",
+    "McpServerConnectionStatus",
+    "McpServerInfo",
+    "McpServerStatus",
+    "McpServerStatusConfig",
+    "McpStatusResponse",
+    "McpToolAnnotations",
+    "McpToolInfo",
     "Message",
+    "MessageOrigin",
+    "MessageOriginKind",
+    "MirrorErrorMessage",
+    "ModelUsage",
+    "NotificationHookInput",
+    "NotificationHookSpecificOutput",
     "PermissionMode",
+    "PermissionRequestHookInput",
+    "PermissionRequestHookSpecificOutput",
     "PermissionResult",
     "PermissionResultAllow",
     "PermissionResultDeny",
+    "PermissionUpdate",
+    "PostToolUseFailureHookInput",
+    "PostToolUseFailureHookSpecificOutput",
+    "PostToolUseHookInput",
+    "PreCompactHookInput",
+    "PreToolUseHookInput",
     "ProcessError",
+    "RateLimitEvent",
+    "RateLimitInfo",
+    "RateLimitStatus",
+    "RateLimitType",
     "ResultMessage",
+    "SDKSessionInfo",
+    "SandboxIgnoreViolations",
+    "SandboxNetworkConfig",
+    "SandboxSettings",
+    "SdkBeta",
     "SdkMcpTool",
+    "SdkPluginConfig",
+    "ServerToolName",
+    "ServerToolResultBlock",
+    "ServerToolUseBlock",
+    "SessionKey",
+    "SessionListSubkeysKey",
+    "SessionMessage",
+    "SessionStore",
+    "SessionStoreEntry",
+    "SessionStoreFlushMode",
+    "SessionStoreListEntry",
+    "SessionSummaryEntry",
     "SettingSource",
+    "StopHookInput",
     "StreamEvent",
+    "SubagentStartHookInput",
+    "SubagentStartHookSpecificOutput",
+    "SubagentStopHookInput",
     "SystemMessage",
+    "TaskBudget",
+    "TaskNotificationMessage",
+    "TaskNotificationOriginSubkind",
+    "TaskNotificationStatus",
+    "TaskProgressMessage",
+    "TaskStartedMessage",
+    "TaskUpdatedMessage",
+    "TaskUpdatedStatus",
+    "TaskUsage",
     "TextBlock",
     "ThinkingBlock",
+    "ThinkingConfig",
+    "ThinkingConfigAdaptive",
+    "ThinkingConfigDisabled",
+    "ThinkingConfigEnabled",
     "ToolAnnotations",
     "ToolPermissionContext",
     "ToolResultBlock",
     "ToolUseBlock",
     "UserMessage",
+    "UserPromptSubmitHookInput",
+    "__version__",
     "create_sdk_mcp_server",
     "query",
     "tool",

@@ -2,19 +2,21 @@
 
 loopwright's StreamEvents carry provider-neutral deltas (``{"type": "text_delta", "text":
 ...}``). Code written for the reference looks for Anthropic stream events instead:
-``content_block_start``, ``content_block_delta`` with a ``text_delta`` /
-``thinking_delta`` / ``input_json_delta``, ``content_block_stop``. This module rewrites the
-stream into those events, whichever provider produced it; the provider's own event stays in
-``StreamEvent.raw``.
+``message_start``, ``content_block_start``, ``content_block_delta`` with a ``text_delta`` /
+``thinking_delta`` / ``input_json_delta``, ``content_block_stop``, ``message_delta`` (stop
+reason and output tokens) and ``message_stop``. This module rewrites the stream into those
+events, whichever provider produced it; the provider's own event stays in
+``StreamEvent.raw``. It also gives ``ResultMessage.usage`` as the SDK's dict.
 """
 
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator, AsyncIterator
 from typing import Any
 
-from loopwright.messages import AssistantMessage, Message, StreamEvent, new_uuid
+from loopwright.errors import ResultError
+from loopwright.messages import AssistantMessage, Message, ResultMessage, StreamEvent, new_uuid
 
 
 class ReferenceStreamEvents:
@@ -24,15 +26,29 @@ class ReferenceStreamEvents:
         self._index = -1
         self._open: str | None = None  # the open block's kind, or its tool-call index
         self._last: StreamEvent | None = None  # session and parent ids for a closing stop
+        self._in_message = False
+        self.last_result: ResultMessage | None = None
 
     def translate(self, message: Message) -> list[Message]:
         if isinstance(message, AssistantMessage):
-            closing = self._close()
+            closing = self._close(message)
             self._index = -1
             return [*closing, message]
+        if isinstance(message, ResultMessage):
+            # The SDK's ResultMessage.usage is a plain dict of token counts.
+            usage: Any = message.usage.to_dict()
+            self.last_result = dataclasses.replace(message, usage=usage)
+            return [self.last_result]
         if not isinstance(message, StreamEvent):
             return [message]
         self._last = message
+        opening: list[Message] = []
+        if not self._in_message:
+            self._in_message = True
+            opening.append(self._wrap(message, _message_start(message)))
+        return [*opening, *self._block_events(message)]
+
+    def _block_events(self, message: StreamEvent) -> list[Message]:
         payload = message.event
         kind = payload.get("type")
         if kind == "tool_call_start":
@@ -59,14 +75,38 @@ class ReferenceStreamEvents:
         self._open = None
         return [{"type": "content_block_stop", "index": self._index}]
 
-    def _close(self) -> list[Message]:
+    def _close(self, message: AssistantMessage) -> list[Message]:
         last = self._last
-        return [self._wrap(last, e) for e in self._stop_event()] if last is not None else []
+        if last is None or not self._in_message:
+            return []
+        self._in_message = False
+        delta = {
+            "type": "message_delta",
+            "delta": {"stop_reason": message.stop_reason, "stop_sequence": None},
+            "usage": {"output_tokens": message.usage.output_tokens},
+        }
+        events = [*self._stop_event(), delta, {"type": "message_stop"}]
+        return [self._wrap(last, e) for e in events]
 
     @staticmethod
     def _wrap(original: StreamEvent, event: dict[str, Any]) -> StreamEvent:
         # One neutral delta may become several events; each needs its own uuid.
         return dataclasses.replace(original, event=event, uuid=new_uuid())
+
+
+def _message_start(first: StreamEvent) -> dict[str, Any]:
+    return {
+        "type": "message_start",
+        "message": {
+            "id": f"msg_{first.uuid}",
+            "type": "message",
+            "role": "assistant",
+            "content": [],
+            "stop_reason": None,
+            "stop_sequence": None,
+            "usage": {"input_tokens": 0, "output_tokens": 0},
+        },
+    }
 
 
 def _tool_block(payload: dict[str, Any]) -> dict[str, Any]:
@@ -86,8 +126,13 @@ def _delta(payload: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
             return _tool_block(payload), delta
 
 
-async def in_reference_shape(messages: AsyncIterator[Message]) -> AsyncIterator[Message]:
+async def in_reference_shape(messages: AsyncIterator[Message]) -> AsyncGenerator[Message]:
     translator = ReferenceStreamEvents()
-    async for message in messages:
-        for translated in translator.translate(message):
-            yield translated
+    try:
+        async for message in messages:
+            for translated in translator.translate(message):
+                yield translated
+    except ResultError as error:
+        if translator.last_result is None:
+            raise
+        raise ResultError(translator.last_result) from error

@@ -1,0 +1,131 @@
+"""The OpenAI Agents layer's guardrails as native loopwright guardrails, per run.
+
+Each native check calls the SDK-style guardrail and keeps what it returned, so that when
+the native run ends with ``error_guardrail_tripped`` the Runner can raise the SDK's own
+tripwire exception with the guardrail's output.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import TYPE_CHECKING, Any
+
+from loopwright.compat._openai_context import ToolContext
+from loopwright.compat._openai_guardrails import (
+    InputGuardrailResult,
+    InputGuardrailTripwireTriggered,
+    OutputGuardrailResult,
+    OutputGuardrailTripwireTriggered,
+    ToolInputGuardrailData,
+    ToolInputGuardrailTripwireTriggered,
+    ToolOutputGuardrailData,
+    ToolOutputGuardrailTripwireTriggered,
+)
+from loopwright.compat._openai_output import final_output
+from loopwright.compat._openai_wrappers import result_text
+from loopwright.guardrails import Guardrail, GuardrailInput, GuardrailVerdict
+
+if TYPE_CHECKING:
+    from loopwright.compat._openai_driver import RunDriver
+
+
+class GuardrailBridge:
+    def __init__(self, driver: RunDriver) -> None:
+        self._driver = driver
+        self.input_results: list[InputGuardrailResult] = []
+        self.output_results: list[OutputGuardrailResult] = []
+        self.tripped: Exception | None = None
+
+    def for_start(self, agent: Any) -> list[Guardrail]:
+        config = self._driver.run_config
+        guardrails = [*agent.input_guardrails, *(getattr(config, "input_guardrails", None) or [])]
+        if not guardrails:
+            return []
+        driver = self._driver
+
+        async def check(data: GuardrailInput) -> GuardrailVerdict:
+            original = driver.input_items
+            shown: Any = original
+            if (
+                len(original) == 1
+                and original[0].get("role") == "user"
+                and isinstance(original[0].get("content"), str)
+            ):
+                shown = original[0]["content"]
+            for guardrail in guardrails:
+                output = await guardrail.run(driver.wrapper, agent, shown)
+                result = InputGuardrailResult(guardrail, output)
+                self.input_results.append(result)
+                if output.tripwire_triggered:
+                    self.tripped = InputGuardrailTripwireTriggered(result)
+                    return GuardrailVerdict(tripped=True, info=guardrail.get_name())
+            return GuardrailVerdict()
+
+        return [Guardrail("input", check, name="input_guardrails")]
+
+    def output_of(self, agent: Any) -> list[Guardrail]:
+        config = self._driver.run_config
+        guardrails = [*agent.output_guardrails, *(getattr(config, "output_guardrails", None) or [])]
+        if not guardrails:
+            return []
+        driver = self._driver
+
+        async def check(data: GuardrailInput) -> GuardrailVerdict:
+            output = final_output(agent, data.text, data.structured_output)
+            for guardrail in guardrails:
+                produced = await guardrail.run(driver.wrapper, agent, output)
+                result = OutputGuardrailResult(guardrail, output, agent, produced)
+                self.output_results.append(result)
+                if produced.tripwire_triggered:
+                    self.tripped = OutputGuardrailTripwireTriggered(result)
+                    return GuardrailVerdict(tripped=True, info=guardrail.get_name())
+            return GuardrailVerdict()
+
+        return [Guardrail("output", check, name="output_guardrails")]
+
+    def of_tool(self, tool: Any, agent: Any) -> list[Guardrail]:
+        natives: list[Guardrail] = []
+        for guardrail in getattr(tool, "tool_input_guardrails", None) or []:
+            natives.append(
+                Guardrail(
+                    "tool_input",
+                    self._tool_check(guardrail, agent, False),
+                    name=guardrail.get_name(),
+                )
+            )
+        for guardrail in getattr(tool, "tool_output_guardrails", None) or []:
+            natives.append(
+                Guardrail(
+                    "tool_output",
+                    self._tool_check(guardrail, agent, True),
+                    name=guardrail.get_name(),
+                )
+            )
+        return natives
+
+    def _tool_check(self, guardrail: Any, agent: Any, after: bool) -> Any:
+        driver = self._driver
+
+        async def check(data: GuardrailInput) -> GuardrailVerdict:
+            name = data.tool_name or ""
+            arguments = json.dumps(data.tool_input or {})
+            context = ToolContext.of(driver.wrapper, name, "", arguments)
+            if after:
+                raw = result_text(data.tool_output) if data.tool_output is not None else None
+                produced = await guardrail.run(ToolOutputGuardrailData(context, agent, raw))
+            else:
+                produced = await guardrail.run(ToolInputGuardrailData(context, agent))
+            behavior = produced.behavior.get("type", "allow")
+            if behavior == "raise_exception":
+                kind = (
+                    ToolOutputGuardrailTripwireTriggered
+                    if after
+                    else ToolInputGuardrailTripwireTriggered
+                )
+                self.tripped = kind(guardrail, produced)
+                return GuardrailVerdict(tripped=True, info=guardrail.get_name())
+            if behavior == "reject_content":
+                return GuardrailVerdict(reject_message=str(produced.behavior.get("message", "")))
+            return GuardrailVerdict()
+
+        return check

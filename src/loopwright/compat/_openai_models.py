@@ -1,0 +1,78 @@
+"""Which loopwright model an agent of the OpenAI Agents layer runs on.
+
+A model string goes through loopwright's registry ("gpt-5" → OpenAI Responses API) unless
+``LOOPWRIGHT_MODEL`` replaces it; ``OpenAIChatCompletionsModel`` / ``OpenAIResponsesModel``
+with their own ``AsyncOpenAI`` client become loopwright providers on that client's base URL
+and key (also replaced by ``LOOPWRIGHT_MODEL`` when it is set); a loopwright Model object is
+used as it is.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+from loopwright.assemble import resolve_model
+from loopwright.compat._model_choice import MODEL_OVERRIDE_VARIABLE, choose_model
+from loopwright.compat._openai_agent_errors import UserError
+from loopwright.models.base import Model
+from loopwright.models.registry import DEFAULT_OPENAI_MODEL
+
+
+class _ClientModel:
+    """A model name served through a given ``AsyncOpenAI`` client."""
+
+    wire = "openai"
+
+    def __init__(self, model: str, openai_client: Any = None) -> None:
+        self.model = model
+        self.openai_client = openai_client
+
+    def native(self) -> Model:
+        client = self.openai_client
+        if client is None:
+            return resolve_model(f"{self.wire}:{self.model}")
+        key = getattr(client, "api_key", None) or None
+        base_url = str(getattr(client, "base_url", "")) or None
+        if self.wire == "openai-chat":
+            from loopwright.models.openai_chat import OpenAIChatModel
+
+            return OpenAIChatModel(self.model, api_key=key, base_url=base_url)
+        from loopwright.models.openai_responses import OpenAIResponsesModel
+
+        return OpenAIResponsesModel(self.model, api_key=key or "unused", base_url=base_url)
+
+
+class OpenAIChatCompletionsModel(_ClientModel):
+    wire = "openai-chat"
+
+
+class OpenAIResponsesModel(_ClientModel):
+    wire = "openai"
+
+
+def native_model(spec: Any) -> Model:
+    override = os.environ.get(MODEL_OVERRIDE_VARIABLE, "").strip()
+    if isinstance(spec, _ClientModel):
+        return resolve_model(override) if override else spec.native()
+    if spec is not None and not isinstance(spec, str):
+        if isinstance(spec, Model):
+            return spec
+        raise UserError(
+            f"model={spec!r} is not a model loopwright can run; pass a model name, an "
+            "OpenAIChatCompletionsModel/OpenAIResponsesModel, or a loopwright Model"
+        )
+    chosen = choose_model(spec)
+    if chosen is None and os.environ.get("OPENAI_API_KEY"):
+        # Code written for the OpenAI SDK that names no model means OpenAI's default, even
+        # when an Anthropic key (which loopwright's own default prefers) is also set.
+        chosen = f"openai:{DEFAULT_OPENAI_MODEL}"
+    return resolve_model(chosen)
+
+
+def is_gpt_5_default() -> bool:
+    return DEFAULT_OPENAI_MODEL.startswith("gpt-5")
+
+
+def get_default_model() -> str:
+    return DEFAULT_OPENAI_MODEL

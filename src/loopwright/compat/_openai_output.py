@@ -1,0 +1,175 @@
+"""How a run's final output is made: ``output_type`` schemas, ``tool_use_behavior`` and the
+messages for rejected tool calls."""
+
+from __future__ import annotations
+
+import inspect
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any, Generic, TypeVar
+
+from loopwright.compat._openai_agent import StopAtTools
+from loopwright.compat._openai_agent_errors import ModelBehaviorError, UserError
+from loopwright.messages import ResultMessage, ToolResultBlock
+
+TContext = TypeVar("TContext")
+
+
+class AgentOutputSchemaBase:
+    """A custom output schema: the JSON schema the model fills, and how to read its answer."""
+
+    def is_plain_text(self) -> bool:
+        return False
+
+    def name(self) -> str:
+        return type(self).__name__
+
+    def json_schema(self) -> dict[str, Any]:
+        raise NotImplementedError
+
+    def is_strict_json_schema(self) -> bool:
+        return True
+
+    def validate_json(self, json_str: str) -> Any:
+        raise NotImplementedError
+
+
+class AgentOutputSchema(AgentOutputSchemaBase):
+    """The schema of an ``output_type``; strict unless ``strict_json_schema=False``."""
+
+    def __init__(self, output_type: type[Any] | Any, strict_json_schema: bool = True) -> None:
+        from pydantic import TypeAdapter
+
+        self.output_type = output_type
+        self._adapter = TypeAdapter(output_type)
+        self._schema = self._adapter.json_schema()
+        self._strict = strict_json_schema
+        if strict_json_schema and not _strict_compatible(self._schema):
+            raise UserError(
+                f"the output type {getattr(output_type, '__name__', output_type)} has no strict "
+                "JSON schema (it holds a mapping with free-form keys); use "
+                "AgentOutputSchema(output_type, strict_json_schema=False)"
+            )
+
+    def is_plain_text(self) -> bool:
+        return self.output_type in (None, str)
+
+    def name(self) -> str:
+        return str(getattr(self.output_type, "__name__", self.output_type))
+
+    def json_schema(self) -> dict[str, Any]:
+        return self._schema
+
+    def is_strict_json_schema(self) -> bool:
+        return self._strict
+
+    def validate_json(self, json_str: str) -> Any:
+        from pydantic import ValidationError
+
+        try:
+            return self._adapter.validate_json(json_str)
+        except ValidationError as exc:
+            raise ModelBehaviorError(
+                f"Invalid JSON when parsing {json_str} for {self.name()}; {exc}"
+            ) from exc
+
+
+def _strict_compatible(schema: Any) -> bool:
+    if isinstance(schema, dict):
+        extra = schema.get("additionalProperties")  # type: ignore[union-attr]
+        if extra not in (None, False):
+            return False
+        return all(_strict_compatible(v) for v in schema.values())  # type: ignore[union-attr]
+    if isinstance(schema, list):
+        return all(_strict_compatible(v) for v in schema)  # type: ignore[union-attr]
+    return True
+
+
+def output_schema(output_type: Any) -> AgentOutputSchemaBase | None:
+    if output_type in (None, str):
+        return None
+    if isinstance(output_type, AgentOutputSchemaBase):
+        return None if output_type.is_plain_text() else output_type
+    return AgentOutputSchema(output_type)
+
+
+def output_format_for(output_type: Any) -> dict[str, Any] | None:
+    schema = output_schema(output_type)
+    return None if schema is None else {"type": "json_schema", "schema": schema.json_schema()}
+
+
+def final_output(agent: Any, text: str | None, structured: Any) -> Any:
+    schema = output_schema(agent.output_type)
+    if schema is None:
+        return text or ""
+    return schema.validate_json(json.dumps(structured))
+
+
+def output_of(agent: Any, result: ResultMessage) -> Any:
+    return final_output(agent, result.result, result.structured_output)
+
+
+# --------------------------------------------------------------------------- tool use
+
+
+@dataclass
+class FunctionToolResult:
+    tool: Any
+    output: Any
+    run_item: Any = None
+
+
+@dataclass
+class ToolsToFinalOutputResult:
+    is_final_output: bool
+    final_output: Any = None
+
+
+async def tool_use_stops(
+    agent: Any, context: Any, outputs: Sequence[tuple[ToolResultBlock, tuple[Any, Any]]]
+) -> tuple[Any] | None:
+    """``(final_output,)`` when the agent's ``tool_use_behavior`` ends the run here."""
+    behavior = getattr(agent, "tool_use_behavior", "run_llm_again")
+    results = [FunctionToolResult(tool, raw) for _, (tool, raw) in outputs]
+    if behavior == "run_llm_again":
+        return None
+    if behavior == "stop_on_first_tool":
+        return (results[0].output,)
+    if isinstance(behavior, StopAtTools):
+        for result in results:
+            if result.tool.name in behavior.stop_at_tool_names:
+                return (result.output,)
+        return None
+    if isinstance(behavior, dict) and "stop_at_tool_names" in behavior:
+        return await tool_use_stops(
+            agent.clone(tool_use_behavior=StopAtTools(list(behavior["stop_at_tool_names"]))),
+            context,
+            outputs,
+        )
+    if callable(behavior):
+        produced = behavior(context, results)
+        decided: Any = await produced if inspect.isawaitable(produced) else produced
+        return (decided.final_output,) if decided.is_final_output else None
+    raise UserError(
+        f"tool_use_behavior={behavior!r} is not one of 'run_llm_again', 'stop_on_first_tool', "
+        "StopAtTools(...) or a function"
+    )
+
+
+@dataclass
+class ToolErrorFormatterArgs(Generic[TContext]):
+    kind: str
+    tool_type: str
+    tool_name: str
+    call_id: str
+    default_message: str
+    run_context: Any
+
+
+async def format_rejection(formatter: Any, name: str, context: Any) -> str | None:
+    args = ToolErrorFormatterArgs(
+        "approval_rejected", "function", name, "", "Tool execution was not approved.", context
+    )
+    produced = formatter(args)
+    return await produced if inspect.isawaitable(produced) else produced

@@ -1,0 +1,164 @@
+"""Per-run wrappers the Runner puts around an agent's tools and model: approvals, lifecycle
+hooks, the run's usage and raw responses, and each tool's own return value."""
+
+from __future__ import annotations
+
+import inspect
+import json
+from collections.abc import AsyncIterator, Awaitable, Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from loopwright.compat._openai_context import ToolContext, tool_context
+from loopwright.compat._openai_items import (
+    ModelResponse,
+    assistant_items,
+)
+from loopwright.compat._openai_tools import FunctionTool, tool_output_result
+from loopwright.messages import AssistantMessage, ToolUseBlock
+from loopwright.models.base import ModelEvent, ModelRequest
+from loopwright.models.base import ModelResponse as NativeResponse
+from loopwright.tools.base import ToolContext as NativeToolContext
+from loopwright.tools.base import ToolResult
+
+if TYPE_CHECKING:
+    from loopwright.compat._openai_driver import RunDriver
+
+
+async def call_hook(hooks: Any, name: str, *args: Any) -> None:
+    method = getattr(hooks, name, None) if hooks is not None else None
+    if method is None:
+        return
+    produced = method(*args)
+    if inspect.isawaitable(produced):
+        await produced
+
+
+@dataclass
+class RunTool:
+    """One of the agent's tools, as this run executes it."""
+
+    tool: Any
+    agent: Any
+    driver: RunDriver
+
+    @property
+    def name(self) -> str:
+        return str(self.tool.name)
+
+    @property
+    def description(self) -> str:
+        return str(self.tool.description)
+
+    @property
+    def input_schema(self) -> dict[str, Any]:
+        return dict(self.tool.input_schema)
+
+    @property
+    def read_only(self) -> bool:
+        return bool(getattr(self.tool, "read_only", False))
+
+    async def call(self, input: dict[str, Any], ctx: NativeToolContext) -> ToolResult:
+        driver = self.driver
+        arguments = json.dumps(input)
+        context = ToolContext.of(driver.wrapper, self.name, ctx.tool_use_id, arguments)
+        call = ToolUseBlock(ctx.tool_use_id, self.name, input)
+        if await self._needs_approval(context, input, ctx.tool_use_id):
+            rejection = await self._approve(call, context)
+            if rejection is not None:
+                return ToolResult(rejection)
+        await driver.hooks_both(self.agent, "on_tool_start", context, self.agent, self.tool)
+        with tool_context(context):
+            if isinstance(self.tool, FunctionTool):
+                raw: Any = await self.tool.invoke(input)
+                result = tool_output_result(raw)
+            else:
+                result = await self.tool.call(input, ctx)
+                raw = result_text(result)
+        driver.tool_outputs[ctx.tool_use_id] = (self.tool, raw)
+        await driver.hooks_both(self.agent, "on_tool_end", context, self.agent, self.tool, raw)
+        return result
+
+    async def _approve(self, call: ToolUseBlock, context: ToolContext[Any]) -> str | None:
+        """None when the call may run, else the message the model gets instead."""
+        extras = getattr(self.tool, "extras", {})
+        decide = extras.get("on_approval") if isinstance(extras, dict) else None
+        if decide is None:
+            return await self.driver.approval(self.agent, call, self.name)
+        from loopwright.compat._openai_items import ToolApprovalItem
+
+        raw = {"type": "shell_call", "call_id": call.id, "action": dict(call.input)}
+        produced = decide(context, ToolApprovalItem(self.agent, raw, tool_name=self.name))
+        verdict = await produced if inspect.isawaitable(produced) else produced
+        if verdict.get("approve"):
+            return None
+        return str(verdict.get("reason") or f"The call to {self.name} was not approved.")
+
+    async def _needs_approval(
+        self, context: ToolContext[Any], input: dict[str, Any], call_id: str
+    ) -> bool:
+        needs = getattr(self.tool, "needs_approval", False)
+        if callable(needs):
+            produced = needs(context, input, call_id)
+            needs = await produced if inspect.isawaitable(produced) else produced
+        return bool(needs)
+
+
+class RunModel:
+    """The agent's model, with the run's usage, raw responses and LLM hooks around it."""
+
+    def __init__(self, inner: Any, agent: Any, driver: RunDriver) -> None:
+        self._inner = inner
+        self._agent = agent
+        self._driver = driver
+
+    @property
+    def name(self) -> str:
+        return str(self._inner.name)
+
+    @property
+    def context_window(self) -> Any:
+        return getattr(self._inner, "context_window", None)
+
+    async def aclose(self) -> None:
+        closer = getattr(self._inner, "aclose", None)
+        if closer is not None:
+            await closer()
+
+    async def stream(self, request: ModelRequest) -> AsyncIterator[ModelEvent]:
+        driver = self._driver
+        from loopwright.compat._openai_items import message_items
+
+        items = [i for m in request.messages for i in message_items(m)]
+        await driver.hooks_both(
+            self._agent, "on_llm_start", driver.wrapper, self._agent, request.system, items
+        )
+        async for event in self._inner.stream(request):
+            if isinstance(event, NativeResponse):
+                response = driver.record_response(event)
+                await driver.hooks_both(
+                    self._agent, "on_llm_end", driver.wrapper, self._agent, response
+                )
+            yield event
+
+
+def model_response(event: NativeResponse, usage: Any, counter: int) -> ModelResponse:
+    message = AssistantMessage(event.content, model=event.model, message_id=event.message_id)
+    from openai.types.responses import ResponseFunctionToolCall, ResponseOutputMessage
+
+    output: list[Any] = []
+    for item in assistant_items(message):
+        if item.get("type") == "function_call":
+            output.append(ResponseFunctionToolCall.model_validate(item))
+        elif item.get("type") == "message":
+            output.append(ResponseOutputMessage.model_validate(item))
+    return ModelResponse(output, usage, event.message_id or f"resp_{counter}")
+
+
+Callback = Callable[..., Awaitable[Any]]
+
+
+def result_text(result: ToolResult) -> str:
+    if isinstance(result.content, str):
+        return result.content
+    return "".join(getattr(b, "text", "") for b in result.content)

@@ -1,0 +1,287 @@
+"""The OpenAI Agents SDK's API on loopwright.
+
+Replace ``from agents import ...`` with ``from loopwright.compat.openai_agents import ...``
+(and ``agents.X`` submodules with ``loopwright.compat.openai_agents.X``). An agent runs as a
+loopwright session that sees exactly the agent's own tools, runs them without permission
+prompts (that SDK has none), reads no settings files and keeps no transcript, as a Runner
+run does. Handoffs, guardrails, approvals, sessions, hooks and tracing sit on loopwright's
+native handoffs, guardrails, stores and OpenTelemetry spans.
+
+* ``max_turns`` (default 10) counts model calls; going past it raises ``MaxTurnsExceeded``.
+* ``final_output`` is the last text, or an instance of ``output_type`` built from
+  structured output; ``tool_use_behavior`` may end the run with a tool's output.
+* ``model`` strings go through loopwright's registry ("gpt-5" → OpenAI Responses API);
+  ``LOOPWRIGHT_MODEL`` replaces them (``test`` runs any agent offline with TestModel).
+
+Hosted tools (web search, file search, code interpreter…), stored prompts, server-side
+conversations and realtime/voice are not available; using them raises a ``UserError`` that
+says what to use instead.
+"""
+
+from loopwright.compat._openai_agent import (
+    Agent,
+    AgentBase,
+    ModelSettings,
+    StopAtTools,
+)
+from loopwright.compat._openai_agent_errors import (
+    AgentsException,
+    MaxTurnsExceeded,
+    ModelBehaviorError,
+    UserError,
+)
+from loopwright.compat._openai_context import (
+    AgentHookContext,
+    RunContextWrapper,
+    ToolContext,
+    Usage,
+)
+from loopwright.compat._openai_events import (
+    AgentUpdatedStreamEvent,
+    RawResponsesStreamEvent,
+    RunItemStreamEvent,
+    StreamEventType,
+)
+from loopwright.compat._openai_guardrails import (
+    GuardrailFunctionOutput,
+    InputGuardrail,
+    InputGuardrailResult,
+    InputGuardrailTripwireTriggered,
+    OutputGuardrail,
+    OutputGuardrailResult,
+    OutputGuardrailTripwireTriggered,
+    ToolGuardrailFunctionOutput,
+    ToolInputGuardrail,
+    ToolInputGuardrailData,
+    ToolInputGuardrailTripwireTriggered,
+    ToolOutputGuardrail,
+    ToolOutputGuardrailData,
+    ToolOutputGuardrailTripwireTriggered,
+    input_guardrail,
+    output_guardrail,
+    tool_input_guardrail,
+    tool_output_guardrail,
+)
+from loopwright.compat._openai_handoffs import Handoff, HandoffInputData, handoff
+from loopwright.compat._openai_items import (
+    HandoffCallItem,
+    HandoffOutputItem,
+    ItemHelpers,
+    MessageOutputItem,
+    ModelResponse,
+    ReasoningItem,
+    RunItem,
+    ToolApprovalItem,
+    ToolCallItem,
+    ToolCallOutputItem,
+    TResponseInputItem,
+)
+from loopwright.compat._openai_memory import Session, SessionABC, SessionSettings, SQLiteSession
+from loopwright.compat._openai_memory_extra import OpenAIResponsesCompactionSession
+from loopwright.compat._openai_models import (
+    OpenAIChatCompletionsModel,
+    OpenAIResponsesModel,
+)
+from loopwright.compat._openai_output import (
+    AgentOutputSchema,
+    AgentOutputSchemaBase,
+    FunctionToolResult,
+    ToolErrorFormatterArgs,
+    ToolsToFinalOutputResult,
+)
+from loopwright.compat._openai_results import (
+    RunConfig,
+    RunResult,
+    RunResultStreaming,
+    RunState,
+)
+from loopwright.compat._openai_retry import ModelRetrySettings, RetryDecision, retry_policies
+from loopwright.compat._openai_runner import Runner
+from loopwright.compat._openai_shell import (
+    ShellActionRequest,
+    ShellCallOutcome,
+    ShellCommandOutput,
+    ShellCommandRequest,
+    ShellResult,
+    ShellTool,
+    ShellToolLocalSkill,
+)
+from loopwright.compat._openai_tools import (
+    FunctionTool,
+    ToolOutputImage,
+    ToolOutputImageDict,
+    ToolOutputText,
+    ToolOutputTextDict,
+    function_tool,
+)
+from loopwright.compat._openai_tracing import (
+    Span,
+    Trace,
+    TracingProcessor,
+    add_trace_processor,
+    agent_span,
+    custom_span,
+    function_span,
+    gen_span_id,
+    gen_trace_id,
+    get_current_trace,
+    set_trace_processors,
+    set_tracing_disabled,
+    set_tracing_export_api_key,
+    trace,
+)
+from loopwright.compat._openai_websocket import (
+    ResponsesWebSocketSession,
+    responses_websocket_session,
+)
+from loopwright.compat.openai_agents._lifecycle import AgentHooks, RunHooks
+from loopwright.compat.openai_agents._unsupported import (
+    CodeInterpreterTool,
+    ComputerTool,
+    FileSearchTool,
+    HostedMCPTool,
+    ImageGenerationTool,
+    OpenAIConversationsSession,
+    WebSearchTool,
+)
+
+Tool = FunctionTool
+# What an ``as_tool(on_stream=...)`` callback receives: {"event", "agent", "tool_call"}.
+AgentToolStreamEvent = dict
+ToolsToFinalOutputFunction = object  # a callable (context, results) -> ToolsToFinalOutputResult
+
+
+def set_default_openai_key(key: str, use_for_tracing: bool = True) -> None:
+    import os
+
+    os.environ["OPENAI_API_KEY"] = key
+
+
+def set_default_openai_client(client: object, use_for_tracing: bool = True) -> None:
+    raise UserError(
+        "set_default_openai_client() is not supported; set OPENAI_BASE_URL / OPENAI_API_KEY, "
+        "or pass OpenAIChatCompletionsModel(model, openai_client=client) to the agent"
+    )
+
+
+def set_default_openai_api(api: str) -> None:
+    raise UserError(
+        "set_default_openai_api() is not supported; name the model as 'openai-chat:<id>' "
+        "(Chat Completions) or 'openai:<id>' (Responses) instead"
+    )
+
+
+__all__ = [
+    "Agent",
+    "AgentBase",
+    "AgentHookContext",
+    "AgentHooks",
+    "AgentOutputSchema",
+    "AgentOutputSchemaBase",
+    "AgentToolStreamEvent",
+    "AgentUpdatedStreamEvent",
+    "AgentsException",
+    "CodeInterpreterTool",
+    "ComputerTool",
+    "FileSearchTool",
+    "FunctionTool",
+    "FunctionToolResult",
+    "GuardrailFunctionOutput",
+    "Handoff",
+    "HandoffCallItem",
+    "HandoffInputData",
+    "HandoffOutputItem",
+    "HostedMCPTool",
+    "ImageGenerationTool",
+    "InputGuardrail",
+    "InputGuardrailResult",
+    "InputGuardrailTripwireTriggered",
+    "ItemHelpers",
+    "MaxTurnsExceeded",
+    "MessageOutputItem",
+    "ModelBehaviorError",
+    "ModelResponse",
+    "ModelRetrySettings",
+    "ModelSettings",
+    "OpenAIChatCompletionsModel",
+    "OpenAIConversationsSession",
+    "OpenAIResponsesCompactionSession",
+    "OpenAIResponsesModel",
+    "OutputGuardrail",
+    "OutputGuardrailResult",
+    "OutputGuardrailTripwireTriggered",
+    "RawResponsesStreamEvent",
+    "ReasoningItem",
+    "ResponsesWebSocketSession",
+    "RetryDecision",
+    "RunConfig",
+    "RunContextWrapper",
+    "RunHooks",
+    "RunItem",
+    "RunItemStreamEvent",
+    "RunResult",
+    "RunResultStreaming",
+    "RunState",
+    "Runner",
+    "SQLiteSession",
+    "Session",
+    "SessionABC",
+    "SessionSettings",
+    "ShellActionRequest",
+    "ShellCallOutcome",
+    "ShellCommandOutput",
+    "ShellCommandRequest",
+    "ShellResult",
+    "ShellTool",
+    "ShellToolLocalSkill",
+    "Span",
+    "StopAtTools",
+    "StreamEventType",
+    "TResponseInputItem",
+    "Tool",
+    "ToolApprovalItem",
+    "ToolCallItem",
+    "ToolCallOutputItem",
+    "ToolContext",
+    "ToolErrorFormatterArgs",
+    "ToolGuardrailFunctionOutput",
+    "ToolInputGuardrail",
+    "ToolInputGuardrailData",
+    "ToolInputGuardrailTripwireTriggered",
+    "ToolOutputGuardrail",
+    "ToolOutputGuardrailData",
+    "ToolOutputGuardrailTripwireTriggered",
+    "ToolOutputImage",
+    "ToolOutputImageDict",
+    "ToolOutputText",
+    "ToolOutputTextDict",
+    "ToolsToFinalOutputFunction",
+    "ToolsToFinalOutputResult",
+    "Trace",
+    "TracingProcessor",
+    "Usage",
+    "UserError",
+    "WebSearchTool",
+    "add_trace_processor",
+    "agent_span",
+    "custom_span",
+    "function_span",
+    "function_tool",
+    "gen_span_id",
+    "gen_trace_id",
+    "get_current_trace",
+    "handoff",
+    "input_guardrail",
+    "output_guardrail",
+    "responses_websocket_session",
+    "retry_policies",
+    "set_default_openai_api",
+    "set_default_openai_client",
+    "set_default_openai_key",
+    "set_trace_processors",
+    "set_tracing_disabled",
+    "set_tracing_export_api_key",
+    "tool_input_guardrail",
+    "tool_output_guardrail",
+    "trace",
+]

@@ -1,0 +1,31 @@
+"""``agents.items``."""
+
+from loopwright.compat._openai_items import (
+    HandoffCallItem,
+    HandoffOutputItem,
+    ItemHelpers,
+    MessageOutputItem,
+    ModelResponse,
+    ReasoningItem,
+    RunItem,
+    ToolApprovalItem,
+    ToolCallItem,
+    ToolCallOutputItem,
+    TResponseInputItem,
+    TResponseOutputItem,
+)
+
+__all__ = [
+    "HandoffCallItem",
+    "HandoffOutputItem",
+    "ItemHelpers",
+    "MessageOutputItem",
+    "ModelResponse",
+    "ReasoningItem",
+    "RunItem",
+    "TResponseInputItem",
+    "TResponseOutputItem",
+    "ToolApprovalItem",
+    "ToolCallItem",
+    "ToolCallOutputItem",
+]

@@ -1,0 +1,25 @@
+"""``agents.mcp``: MCP servers on loopwright's MCP client."""
+
+from loopwright.compat._openai_mcp import (
+    MCPServer,
+    MCPServerManager,
+    MCPServerSse,
+    MCPServerStdio,
+    MCPServerStreamableHttp,
+    MCPUtil,
+    ToolFilterContext,
+    ToolFilterStatic,
+    create_static_tool_filter,
+)
+
+__all__ = [
+    "MCPServer",
+    "MCPServerManager",
+    "MCPServerSse",
+    "MCPServerStdio",
+    "MCPServerStreamableHttp",
+    "MCPUtil",
+    "ToolFilterContext",
+    "ToolFilterStatic",
+    "create_static_tool_filter",
+]

@@ -1,0 +1,5 @@
+"""``agents.memory.session_settings``."""
+
+from loopwright.compat._openai_memory import SessionSettings
+
+__all__ = ["SessionSettings"]

@@ -1,0 +1,5 @@
+"""``agents.run_state``."""
+
+from loopwright.compat._openai_results import RunState
+
+__all__ = ["RunState"]
