@@ -44,7 +44,7 @@ async def test_runs_inside_a_trace_are_children_of_its_span(spans: InMemorySpanE
 
     finished = {s.name: s for s in spans.get_finished_spans()}
     workflow = finished["Workflow"]
-    runs = [s for s in spans.get_finished_spans() if s.name == "loopwright.run"]
+    runs = [s for s in spans.get_finished_spans() if s.name == telemetry.AGENT_SPAN_NAME]
     assert len(runs) == 2
     assert runs[0].parent is not None and runs[0].parent.span_id == workflow.context.span_id
     assert runs[1].parent is not None and runs[1].parent.span_id == finished["step"].context.span_id
