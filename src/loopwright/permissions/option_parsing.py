@@ -133,16 +133,7 @@ def _long_option(
         case "optional":
             return 0
         case "value" | "path":
-            taken = 0
-            if not glued:
-                if index >= len(args):
-                    return None
-                value, taken = args[index], 1
-            if kind == "path":
-                if value == "-":
-                    return None  # a list of files on stdin: what it names is unseen
-                option_paths.append(value)
-            return taken
+            return _take_value(kind, value if glued else None, args, index, option_paths)
 
 
 def _short_cluster(
@@ -167,15 +158,27 @@ def _short_cluster(
             continue
         if kind == "optional":
             return 0  # the rest of the word, if any, is its value; never the next word
-        rest = word[position + 1 :]
-        taken = 0
-        if not rest:
-            if index >= len(args):
-                return None
-            rest, taken = args[index], 1
-        if kind == "path":
-            if rest == "-":
-                return None  # a list of files on stdin: what it names is unseen
-            option_paths.append(rest)
-        return taken
+        glued = word[position + 1 :]
+        return _take_value(kind, glued or None, args, index, option_paths)
     return 0
+
+
+def _take_value(
+    kind: OptionKind,
+    glued: str | None,
+    args: Sequence[str],
+    index: int,
+    option_paths: list[str],
+) -> int | None:
+    """An option's value, glued on or the next word: how many words it took (None when
+    it is missing, or is ``-`` for a path: a list of files on stdin we cannot see)."""
+    value, taken = glued, 0
+    if value is None:
+        if index >= len(args):
+            return None
+        value, taken = args[index], 1
+    if kind == "path":
+        if value == "-":
+            return None
+        option_paths.append(value)
+    return taken
