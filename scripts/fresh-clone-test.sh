@@ -9,6 +9,9 @@ set -euo pipefail
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 work="$(mktemp -d "${TMPDIR:-/tmp}/loopwright-fresh-clone.XXXXXX")"
 trap 'rm -rf "$work"' EXIT
+# Under root the PostgreSQL tests run initdb as the postgres user, through the PATH below:
+# it must be able to enter this directory.
+chmod 755 "$work"
 
 git clone --quiet --no-hardlinks "$repo" "$work/repo"
 
