@@ -69,18 +69,21 @@ _INSIDE = textwrap.dedent(
 
 
 @requires_sandbox
-def test_a_kernel_that_refuses_user_namespaces_stops_the_sandbox() -> None:
+def test_a_kernel_that_refuses_user_namespaces_stops_the_sandbox(tmp_path: Path) -> None:
     # A real refusal: inside a sandbox that already forbids new user namespaces (as a
     # container's seccomp profile or a zero max_user_namespaces would), start another.
+    # Scratch space is a bound temp dir, not a tmpfs over /tmp: the checkout and its venv
+    # may themselves live under /tmp.
     assert _BWRAP is not None
     outer = [_BWRAP, "--unshare-user", "--disable-userns", "--cap-drop", "ALL"]
-    outer += ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp"]
+    outer += ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"]
+    outer += ["--bind", str(tmp_path), str(tmp_path)]
     done = subprocess.run(
         [*outer, "--", sys.executable, "-c", _INSIDE],
         capture_output=True,
         text=True,
         timeout=120,
-        env={**os.environ, "LOOPWRIGHT_HOME": "/tmp/lw"},
+        env={**os.environ, "LOOPWRIGHT_HOME": str(tmp_path / "lw"), "TMPDIR": str(tmp_path)},
     )
     assert "STARTED" not in done.stdout, done.stdout + done.stderr
     assert "REFUSED: the Bash sandbox needs a user namespace" in done.stdout, done.stderr
