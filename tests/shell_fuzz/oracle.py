@@ -22,7 +22,6 @@ from shell_fuzz import snapshot
 from shell_fuzz.trace import TRACED_SYSCALLS, Effect, read_effects
 
 INSTALL_HINT = "apt-get install bubblewrap strace"
-_BWRAP_FALLBACK = "/opt/bwrap/usr/bin/bwrap"
 _OUTPUT_LIMIT = 64 * 1024 * 1024  # RLIMIT_FSIZE: a runaway command cannot fill the disk
 
 
@@ -30,9 +29,7 @@ def find_tools() -> tuple[str, str | None] | str:
     """(bwrap, strace or None) paths, or why the oracle cannot run and how to fix it.
     Without strace the oracle still sees file changes (tree snapshot) and leaked markers,
     but not which programs ran or which files were opened."""
-    bwrap = shutil.which("bwrap") or (
-        _BWRAP_FALLBACK if os.access(_BWRAP_FALLBACK, os.X_OK) else None
-    )
+    bwrap = shutil.which("bwrap")
     strace = shutil.which("strace")
     if bwrap is None:
         return f"the shell fuzzer's oracle needs bubblewrap: {INSTALL_HINT}"
