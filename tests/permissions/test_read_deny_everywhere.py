@@ -90,3 +90,13 @@ async def test_glob_never_lists_files_a_read_deny_rule_covers(project: Path, pat
 async def test_shell_readers_do_not_print_denied_files(project: Path, command: str) -> None:
     output = await _run_tool(project, "Bash", command=command)
     assert SECRET not in output
+
+
+async def test_grep_pages_past_hidden_matches_without_counting_them(project: Path) -> None:
+    # Many matches in the denied folder must neither show nor use up the head_limit window.
+    (project / "secrets" / "many.txt").write_text("token\n" * 500)
+    output = await _run_tool(
+        project, "Grep", pattern="token", output_mode="content", head_limit=1, path="."
+    )
+    assert "src/app.py:2:# token here" in output
+    assert "secrets" not in output

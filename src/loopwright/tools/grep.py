@@ -191,6 +191,14 @@ def _guarded(request: GrepRequest, guard: ReadGuard, cwd: Path) -> GrepRequest:
     return replace(request, rg_args=args, hidden=hidden)
 
 
+def _line_filter(hidden: Callable[[str], bool]) -> Callable[[bytes], bool]:
+    def keep(line: bytes) -> bool:
+        path, nul, _rest = line.partition(b"\0")
+        return not nul or not hidden(path.decode("utf-8", errors="surrogateescape"))
+
+    return keep
+
+
 _NUMBERED = re.compile(rb"^(\d+)([:-])")
 
 
@@ -296,9 +304,10 @@ class GrepTool:
     async def _content(self, args: list[str], request: GrepRequest, ctx: ToolContext) -> ToolResult:
         # One line more than the window tells whether there is more to page through.
         wanted = None if request.head_limit == 0 else request.offset + request.head_limit + 1
+        keep = None
         if request.hidden is not None:
-            wanted = None  # lines of hidden files are dropped after rg, so read them all
-        output = await run_rg_lines(args, ctx.state.cwd, wanted)
+            keep = _line_filter(request.hidden)  # hidden files' lines are never counted
+        output = await run_rg_lines(args, ctx.state.cwd, wanted, keep=keep)
         if output.exit_code == 2 and not output.lines:
             return ToolResult.error(f"ripgrep rejected the search: {output.stderr.strip()}")
         lines = output.lines

@@ -7,8 +7,12 @@ import contextlib
 import functools
 import shutil
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+
+# Decides, line by line, which lines of rg output are kept (and counted).
+LineFilter = Callable[[bytes], bool]
 
 RG_TIMEOUT_SECONDS = 60.0
 
@@ -85,8 +89,13 @@ class RgLines:
     complete: bool
 
 
-async def _read_lines(stream: asyncio.StreamReader, max_lines: int | None) -> tuple[bytes, bool]:
-    """Up to ``max_lines`` lines (all when None), and whether the stream was read to its end."""
+async def _read_lines(
+    stream: asyncio.StreamReader, max_lines: int | None, keep: LineFilter | None = None
+) -> tuple[bytes, bool]:
+    """Up to ``max_lines`` lines (all when None), and whether the stream was read to its end.
+    With ``keep``, only the lines it accepts are kept and counted."""
+    if keep is not None:
+        return await _read_kept_lines(stream, max_lines, keep)
     chunks: list[bytes] = []
     newlines = 0
     while chunk := await stream.read(256 * 1024):
@@ -97,8 +106,27 @@ async def _read_lines(stream: asyncio.StreamReader, max_lines: int | None) -> tu
     return (b"".join(chunks), True)
 
 
+async def _read_kept_lines(
+    stream: asyncio.StreamReader, max_lines: int | None, keep: LineFilter
+) -> tuple[bytes, bool]:
+    kept: list[bytes] = []
+    partial = b""
+    while chunk := await stream.read(256 * 1024):
+        *complete, partial = (partial + chunk).split(b"\n")
+        kept.extend(line + b"\n" for line in complete if keep(line))
+        if max_lines is not None and len(kept) >= max_lines:
+            return (b"".join(kept), False)
+    if partial and keep(partial):
+        kept.append(partial)
+    return (b"".join(kept), True)
+
+
 async def run_rg_lines(
-    args: list[str], cwd: Path, max_lines: int | None, timeout: float = RG_TIMEOUT_SECONDS
+    args: list[str],
+    cwd: Path,
+    max_lines: int | None,
+    timeout: float = RG_TIMEOUT_SECONDS,
+    keep: LineFilter | None = None,
 ) -> RgLines:
     """Run rg, keeping at most ``max_lines`` lines of output and stopping rg once it has them.
 
@@ -119,7 +147,9 @@ async def run_rg_lines(
     stderr_task = asyncio.create_task(process.stderr.read())
     stdout, complete = b"", False
     try:
-        stdout, complete = await asyncio.wait_for(_read_lines(process.stdout, max_lines), timeout)
+        stdout, complete = await asyncio.wait_for(
+            _read_lines(process.stdout, max_lines, keep), timeout
+        )
     finally:
         if not complete:
             with contextlib.suppress(ProcessLookupError):
