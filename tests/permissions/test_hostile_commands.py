@@ -46,6 +46,8 @@ CASES: list[tuple[str, str, str]] = [
     ("glued-writing-option", "sort --output=x src/app.py", "ask"),
     ("clustered-writing-option", "sort -ruo x src/app.py", "ask"),
     ("known-options", "ls -la --color=never src", "allow"),
+    ("system-dir-traversal", "/usr/bin/../../tmp/cat src/app.py", "ask"),
+    ("system-path-plain", "/usr/bin/cat src/app.py", "allow"),
     ("numeric-count", "head -5 src/app.py", "allow"),
     ("grep-dereference-recursive", "grep -R x src", "ask"),
     ("rg-preprocessor", "rg --pre=sh x src", "ask"),

@@ -22,8 +22,8 @@ def command_read_only_use(command: SimpleCommand) -> ReadOnlyUse | None:
     """What the command reads, when it is known to only read; None otherwise."""
     if not command.words:
         return ReadOnlyUse()
-    if "/" in command.name and not command.name.startswith(_SYSTEM_BIN_DIRS):
-        return None  # ./tools/cat is whatever the repository put there, not cat
+    if "/" in command.name and not os.path.normpath(command.name).startswith(_SYSTEM_BIN_DIRS):
+        return None  # ./tools/cat (or /bin/../tmp/cat) is whatever is there, not cat
     if command.args_from_stdin:
         return None  # xargs: the real arguments arrive on stdin
     use = read_only_use(command.words)
