@@ -3,6 +3,7 @@ messages for rejected tool calls."""
 
 from __future__ import annotations
 
+import abc
 import inspect
 import json
 from collections.abc import Sequence
@@ -16,7 +17,7 @@ from loopwright.messages import ResultMessage, ToolResultBlock
 TContext = TypeVar("TContext")
 
 
-class AgentOutputSchemaBase:
+class AgentOutputSchemaBase(abc.ABC):
     """A custom output schema: the JSON schema the model fills, and how to read its answer."""
 
     def is_plain_text(self) -> bool:
@@ -25,14 +26,14 @@ class AgentOutputSchemaBase:
     def name(self) -> str:
         return type(self).__name__
 
-    def json_schema(self) -> dict[str, Any]:
-        raise NotImplementedError
+    @abc.abstractmethod
+    def json_schema(self) -> dict[str, Any]: ...
 
     def is_strict_json_schema(self) -> bool:
         return True
 
-    def validate_json(self, json_str: str) -> Any:
-        raise NotImplementedError
+    @abc.abstractmethod
+    def validate_json(self, json_str: str) -> Any: ...
 
 
 class AgentOutputSchema(AgentOutputSchemaBase):

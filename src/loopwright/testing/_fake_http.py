@@ -7,6 +7,7 @@ Provider specifics (paths, event shapes, error bodies) live in ``fake_anthropic`
 
 from __future__ import annotations
 
+import abc
 import json
 import re
 import socket
@@ -153,7 +154,7 @@ def halves(text: str) -> list[str]:
     return [part for part in (text[:middle], text[middle:]) if part]
 
 
-class FakeServer:
+class FakeServer(abc.ABC):
     """Base of the fake provider servers. Subclasses implement ``handle``."""
 
     overloaded_status = 529
@@ -237,8 +238,9 @@ class FakeServer:
 
     # ------------------------------------------------------------------ subclass API
 
+    @abc.abstractmethod
     def handle(self, exchange: Exchange) -> None:
-        raise NotImplementedError
+        """Answer one request (a subclass speaks one provider's wire format)."""
 
 
 class Exchange:

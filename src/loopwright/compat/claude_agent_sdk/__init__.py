@@ -18,8 +18,7 @@ Claude Code CLI, no subprocess, any provider loopwright supports. Differences wo
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterable, AsyncIterator, Awaitable, Callable, Coroutine, Mapping
-from dataclasses import dataclass
+from collections.abc import AsyncIterable, AsyncIterator, Coroutine, Mapping
 from typing import Any, TypeVar
 
 from loopwright.client import Client, Prompt
@@ -31,6 +30,13 @@ from loopwright.compat._claude_options import (
     to_options,
 )
 from loopwright.compat._model_choice import choose_model
+from loopwright.compat.claude_agent_sdk._errors import (
+    ClaudeSDKError,
+    CLIConnectionError,
+    CLIJSONDecodeError,
+    CLINotFoundError,
+    ProcessError,
+)
 from loopwright.compat.claude_agent_sdk._sdk_types import (
     BaseHookInput,
     CanUseToolShadowedWarning,
@@ -101,6 +107,12 @@ from loopwright.compat.claude_agent_sdk._stream_events import (
     ReferenceStreamEvents,
     in_reference_shape,
 )
+from loopwright.compat.claude_agent_sdk._tools import (
+    McpSdkServerConfig,
+    SdkMcpTool,
+    ToolAnnotations,
+    tool,
+)
 from loopwright.compat.claude_agent_sdk._trio_bridge import AsyncioThread, under_trio
 from loopwright.errors import LoopwrightError
 from loopwright.hooks import (
@@ -116,7 +128,7 @@ from loopwright.hooks import (
     SubagentStopHookInput,
     UserPromptSubmitHookInput,
 )
-from loopwright.mcp.sdk_server import SdkServerConfig, create_sdk_mcp_server
+from loopwright.mcp.sdk_server import create_sdk_mcp_server
 from loopwright.messages import (
     AssistantMessage,
     ContentBlock,
@@ -141,111 +153,9 @@ from loopwright.permissions.policy import (
     PermissionResultDeny,
     ToolPermissionContext,
 )
-from loopwright.tools.base import FunctionTool
-from loopwright.tools.base import tool as native_tool
-
-# --------------------------------------------------------------------------- errors
 
 T = TypeVar("T")
-ClaudeSDKError = LoopwrightError
 __version__ = "0.1.0"  # loopwright's compat layer, not the reference SDK's version
-
-
-class CLIConnectionError(ClaudeSDKError):
-    """Exists so ``except CLIConnectionError`` still compiles; there is no CLI to lose."""
-
-
-class CLINotFoundError(CLIConnectionError):
-    """Never raised: loopwright needs no Claude Code CLI."""
-
-
-class ProcessError(ClaudeSDKError):
-    """Never raised: there is no subprocess."""
-
-    def __init__(self, message: str, exit_code: int | None = None, stderr: str | None = None):
-        super().__init__(message)
-        self.exit_code = exit_code
-        self.stderr = stderr
-
-
-class CLIJSONDecodeError(ClaudeSDKError):
-    """Never raised: messages are Python objects, not JSON lines."""
-
-    def __init__(self, line: str, original_error: Exception):
-        super().__init__(f"cannot decode {line[:100]!r}: {original_error}")
-        self.line = line
-        self.original_error = original_error
-
-
-# --------------------------------------------------------------------------- tools
-
-SdkMcpTool = FunctionTool
-McpSdkServerConfig = SdkServerConfig
-
-
-@dataclass(frozen=True, slots=True)
-class ToolAnnotations:
-    """MCP tool hints. Only ``readOnlyHint`` changes anything: such tools may run in parallel."""
-
-    title: str | None = None
-    readOnlyHint: bool | None = None  # camelCase: MCP names them so
-    destructiveHint: bool | None = None
-    idempotentHint: bool | None = None
-    openWorldHint: bool | None = None
-
-
-ToolHandler = Callable[[dict[str, Any]], Awaitable[dict[str, Any]] | dict[str, Any]]
-
-
-def tool(
-    name: str,
-    description: str,
-    input_schema: type | Mapping[str, Any],
-    annotations: Any = None,
-) -> Callable[[ToolHandler], FunctionTool]:
-    """``@tool(name, description, input_schema)``: the handler gets one dict of arguments and
-    returns ``{"content": [{"type": "text", "text": ...}]}`` (``is_error`` optional).
-
-    ``input_schema`` is a mapping of argument names to Python types (``{"a": float}``, every
-    argument required), a JSON schema, or a class (TypedDict, dataclass, pydantic model).
-    """
-    schema = input_json_schema(input_schema)
-    read_only = bool(getattr(annotations, "readOnlyHint", False))
-
-    def decorate(handler: ToolHandler) -> FunctionTool:
-        return native_tool(name, description, schema, read_only=read_only)(handler)
-
-    return decorate
-
-
-def input_json_schema(spec: type | Mapping[str, Any]) -> dict[str, Any]:
-    """The JSON schema for any of the three ways ``@tool`` accepts an input schema."""
-    from pydantic import TypeAdapter
-
-    if isinstance(spec, Mapping):
-        if not spec:  # a tool without arguments still needs an object schema
-            return {"type": "object", "properties": {}}
-        if _is_type_mapping(spec):
-            properties = {key: _type_schema(kind) for key, kind in spec.items()}
-            return {"type": "object", "properties": properties, "required": list(spec)}
-        return dict(spec)
-    generated = TypeAdapter(spec).json_schema()
-    generated.pop("title", None)
-    return generated
-
-
-def _is_type_mapping(spec: Mapping[str, Any]) -> bool:
-    # {"type": "object", ...} has string/dict values; {"name": str} has types (or generics
-    # such as list[str]). A field may itself be called "type", so look at values, not keys.
-    return all(not isinstance(v, str | dict | list | bool) for v in spec.values())
-
-
-def _type_schema(kind: Any) -> dict[str, Any]:
-    from pydantic import TypeAdapter
-
-    schema = TypeAdapter(kind).json_schema()
-    schema.pop("title", None)
-    return schema
 
 
 # --------------------------------------------------------------------------- prompts
