@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -171,3 +171,16 @@ def _segment_regex(segment: str) -> str:
             out.append(re.escape(char))
         index += 1
     return "".join(out)
+
+
+def tree_has(tree: str, test: Callable[[str], bool], limit: int) -> bool:
+    """Whether ``test`` holds for some path inside the directory ``tree`` (symlinks are not
+    followed). Past ``limit`` entries the answer is True: a tree too big to look through
+    is treated as holding what we look for (fail closed)."""
+    seen = 0
+    for directory, subdirs, files in os.walk(tree):
+        for name in (*subdirs, *files):
+            seen += 1
+            if seen > limit or test(os.path.join(directory, name)):
+                return True
+    return False

@@ -30,7 +30,7 @@ from loopwright.permissions.matching import (
     command_allowed,
     restrictive_match,
 )
-from loopwright.permissions.paths import spell
+from loopwright.permissions.paths import spell, tree_has
 from loopwright.permissions.read_scope import denied_tree_read
 from loopwright.permissions.rules import PermissionRule, RuleSet
 from loopwright.permissions.shell import SimpleCommand
@@ -378,13 +378,7 @@ def _holds_protected(path: str) -> bool:
     """A directory with a protected name somewhere inside (bounded; too big counts)."""
     if not os.path.isdir(path) or os.path.islink(path):
         return False
-    seen = 0
-    for _directory, subdirs, files in os.walk(path):
-        for name in (*subdirs, *files):
-            seen += 1
-            if seen > _TREE_SCAN_LIMIT or is_protected(name):
-                return True
-    return False
+    return tree_has(path, lambda inner: is_protected(os.path.basename(inner)), _TREE_SCAN_LIMIT)
 
 
 def _protected_path(path: str, base: Path, facts: CallFacts) -> bool:

@@ -14,7 +14,7 @@ import re
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
-from loopwright.permissions.paths import is_inside, rule_matches_path, rule_root, spell
+from loopwright.permissions.paths import is_inside, rule_matches_path, rule_root, spell, tree_has
 from loopwright.permissions.readonly_use import ReadOnlyUse, read_only_use
 from loopwright.permissions.rules import PermissionRule
 from loopwright.permissions.shell import SimpleCommand
@@ -103,16 +103,10 @@ _WALK_LIMIT = 20_000
 
 
 def _tree_has_match(rule: PermissionRule, tree: str, cwd: Path, home: Path) -> bool:
-    if not os.path.isdir(tree):
-        return rule_matches_path(rule, spell(tree, cwd, home), cwd, home)
-    seen = 0
-    for directory, subdirs, files in os.walk(tree):
-        for entry in (*subdirs, *files):
-            seen += 1
-            path = os.path.join(directory, entry)
-            if seen > _WALK_LIMIT or rule_matches_path(rule, spell(path, cwd, home), cwd, home):
-                return True
-    return rule_matches_path(rule, spell(tree, cwd, home), cwd, home)
+    def matches(path: str) -> bool:
+        return rule_matches_path(rule, spell(path, cwd, home), cwd, home)
+
+    return matches(tree) or (os.path.isdir(tree) and tree_has(tree, matches, _WALK_LIMIT))
 
 
 def trees_read(command: SimpleCommand, base: Path) -> list[str]:

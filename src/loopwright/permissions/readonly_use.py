@@ -8,6 +8,7 @@ holds every one of them to the working directories and the Read deny rules.
 
 from __future__ import annotations
 
+import functools
 import os
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -47,6 +48,13 @@ class ReadOnlyUse:
 
 
 def read_only_use(words: Sequence[str]) -> ReadOnlyUse | None:
+    # One call's policy asks this several times for the same words (read-only?, files
+    # read, trees walked, protected writes): parse them once.
+    return _read_only_use(tuple(words))
+
+
+@functools.lru_cache(maxsize=2048)
+def _read_only_use(words: tuple[str, ...]) -> ReadOnlyUse | None:
     if not words:
         return ReadOnlyUse()
     name = os.path.basename(words[0])

@@ -202,27 +202,23 @@ def _line_filter(hidden: Callable[[str], bool]) -> Callable[[bytes], bool]:
 _NUMBERED = re.compile(rb"^(\d+)([:-])")
 
 
-def _visible_lines(
-    lines: list[bytes], hidden: Callable[[str], bool], line_numbers: bool
-) -> list[bytes]:
-    """``path\0N:text`` lines back in rg's usual shape, without the hidden files."""
-    kept: list[bytes] = []
+def _visible_lines(lines: list[bytes], line_numbers: bool) -> list[bytes]:
+    """``path\0N:text`` lines (hidden files already dropped while rg ran) back in rg's
+    usual shape."""
+    shaped: list[bytes] = []
     for line in lines:
         path, nul, rest = line.partition(b"\0")
         if not nul:
-            kept.append(line)  # a "--" context separator
-            continue
-        if hidden(path.decode("utf-8", errors="surrogateescape")):
+            shaped.append(line)  # a "--" context separator
             continue
         numbered = _NUMBERED.match(rest)
         if numbered is None:
-            kept.append(path + b":" + rest)
+            shaped.append(path + b":" + rest)
             continue
-        separator = numbered.group(2)
         body = rest if line_numbers else rest[numbered.end() :]
-        kept.append(path + separator + body)
+        shaped.append(path + numbered.group(2) + body)
     # Drop separators left dangling where a hidden file's block was.
-    return [ln for i, ln in enumerate(kept) if ln != b"--" or 0 < i < len(kept) - 1]
+    return [ln for i, ln in enumerate(shaped) if ln != b"--" or 0 < i < len(shaped) - 1]
 
 
 def format_files(output: RgOutput, request: GrepRequest) -> str:
@@ -312,7 +308,7 @@ class GrepTool:
             return ToolResult.error(f"ripgrep rejected the search: {output.stderr.strip()}")
         lines = output.lines
         if request.hidden is not None:
-            lines = _visible_lines(lines, request.hidden, request.line_numbers)
+            lines = _visible_lines(lines, request.line_numbers)
         text = format_content(lines, output.complete, request)
         return ToolResult(text + _warnings(output.exit_code, output.stderr))
 
