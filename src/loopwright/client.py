@@ -10,15 +10,15 @@ from collections.abc import AsyncIterable, AsyncIterator
 from pathlib import Path
 from typing import Any
 
-from loopwright.assemble import open_runtime as assemble_runtime
 from loopwright.errors import LoopwrightError, ResultError
-from loopwright.loop import agent_loop
+from loopwright.loop.run import agent_loop
 from loopwright.messages import Message, ResultMessage, UserMessage
 from loopwright.models.base import Model
 from loopwright.options import Options, PermissionMode
 from loopwright.options_validation import check_permission_mode
-from loopwright.runtime import Runtime
-from loopwright.subagents import install_subagents
+from loopwright.session.assemble import open_runtime as assemble_runtime
+from loopwright.session.runtime import Runtime
+from loopwright.subagents.run import install_subagents
 
 Prompt = str | UserMessage | AsyncIterable[UserMessage | str]
 
@@ -168,8 +168,8 @@ class Client:
 
     async def set_model(self, model: str | Model) -> None:
         """Use another model from the next request on."""
-        from loopwright.assemble import resolve_model, with_retries
         from loopwright.context.tokens import ContextMeter, context_window
+        from loopwright.session.assemble import resolve_model, with_retries
 
         rt = self.runtime
         replacement = with_retries(resolve_model(model), self.options)
@@ -196,7 +196,7 @@ class Client:
     async def rewind_files(self, user_message_uuid: str) -> list[Path]:
         """Put the files tools changed at or after that prompt back as they were before it
         (needs ``enable_file_checkpointing=True``); returns the paths restored."""
-        from loopwright.checkpoints import FILE_CHECKPOINTS_SERVICE, FileCheckpoints
+        from loopwright.session.checkpoints import FILE_CHECKPOINTS_SERVICE, FileCheckpoints
 
         checkpoints = self.runtime.services.get(FILE_CHECKPOINTS_SERVICE)
         if not isinstance(checkpoints, FileCheckpoints):

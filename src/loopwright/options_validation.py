@@ -244,7 +244,7 @@ def _kinds(options: Options) -> None:
 
 def _hooks(hooks: object) -> None:
     # Deferred: the hooks module loads only for options that have hooks (start-up time).
-    from loopwright.hooks import HOOK_EVENTS
+    from loopwright.hooks.runner import HOOK_EVENTS
 
     example = "{'PreToolUse': [HookMatcher('Bash', [check_command])]}"
     _mapping(hooks, "hooks", example)

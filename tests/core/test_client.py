@@ -138,8 +138,8 @@ async def test_interrupt_while_the_model_streams_ends_with_interrupted() -> None
 async def test_cancelling_the_consumer_still_answers_pending_calls(tmp_path: Path) -> None:
     pid_file = tmp_path / "child.pid"
     model = ScriptedModel([tool_call("Bash", command=f"sleep 60 & echo $! > {pid_file}; wait")])
-    from loopwright.assemble import open_runtime
-    from loopwright.loop import agent_loop
+    from loopwright.loop.run import agent_loop
+    from loopwright.session.assemble import open_runtime
 
     rt = await open_runtime(
         Options(permission_mode="bypassPermissions", model=model, tools=["Bash"], cwd=tmp_path)

@@ -331,7 +331,7 @@ async def test_subagent_cannot_grant_itself_more_permissions(tmp_path: Path) -> 
 
 
 async def test_subagent_hooks_fire_around_the_subagent(tmp_path: Path) -> None:
-    from loopwright.hooks import HookMatcher
+    from loopwright.hooks.runner import HookMatcher
 
     events: list[tuple[str, str]] = []
 

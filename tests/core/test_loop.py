@@ -409,8 +409,8 @@ async def test_reasoning_options_on_a_model_without_them_are_noted_once() -> Non
 
 
 async def test_a_failing_gate_still_answers_every_call_and_ends_with_a_result() -> None:
-    from loopwright.assemble import open_runtime
-    from loopwright.loop import agent_loop
+    from loopwright.loop.run import agent_loop
+    from loopwright.session.assemble import open_runtime
 
     class BrokenGate:
         stop_reason = None

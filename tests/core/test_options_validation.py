@@ -13,7 +13,7 @@ import pytest
 
 from loopwright import Client, Options
 from loopwright.errors import ConfigurationError
-from loopwright.hooks import HookMatcher
+from loopwright.hooks.runner import HookMatcher
 from loopwright.messages import ResultMessage, SystemMessage
 from loopwright.options import AgentDefinition
 from loopwright.options_validation import OptionsError

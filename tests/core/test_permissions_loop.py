@@ -5,7 +5,7 @@ from pathlib import Path
 from typing import Any
 
 from loopwright import Client, Options, run
-from loopwright.hooks import HookMatcher
+from loopwright.hooks.runner import HookMatcher
 from loopwright.messages import ResultMessage, SystemMessage
 from loopwright.permissions.policy import PermissionResultAllow, PermissionResultDeny
 from loopwright.sandbox.bwrap import SandboxSettings

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from loopwright import AgentDefinition, Client, Options, query, run, tool
-from loopwright.hooks import HookMatcher
+from loopwright.hooks.runner import HookMatcher
 from loopwright.messages import (
     AssistantMessage,
     ConversationMessage,

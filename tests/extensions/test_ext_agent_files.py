@@ -8,7 +8,7 @@ import pytest
 
 from loopwright.errors import SettingsError
 from loopwright.options import AgentDefinition
-from loopwright.tools.agent_files import load_agent_files, parse_agent_file, parse_frontmatter
+from loopwright.subagents.files import load_agent_files, parse_agent_file, parse_frontmatter
 
 
 def write_agent(directory: Path, filename: str, text: str) -> Path:

@@ -6,8 +6,8 @@ from loopwright.client import query
 from loopwright.messages import ResultMessage, ToolResultBlock, UserMessage
 from loopwright.models.scripted import ScriptedModel, text, tool_call
 from loopwright.options import AgentDefinition, Options
+from loopwright.subagents.tool import narrow_tools
 from loopwright.tools.base import tool
-from loopwright.tools.subagent import narrow_tools
 
 deleted: list[str] = []
 

@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 
 from loopwright.options import AgentDefinition
+from loopwright.subagents.tool import GENERAL_PURPOSE_NAME, make_agent_tool, narrow_tools
 from loopwright.tools.base import SessionState, ToolContext, ToolResult
-from loopwright.tools.subagent import GENERAL_PURPOSE_NAME, make_agent_tool, narrow_tools
 
 PARENT = ["Read", "Grep", "Glob", "Bash", "Edit", "Agent", "mcp__gh__issues", "mcp__gh__pulls"]
 

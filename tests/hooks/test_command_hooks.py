@@ -11,10 +11,10 @@ from typing import Any
 import pytest
 
 from loopwright.errors import SettingsError
-from loopwright.hook_commands import CommandHook
-from loopwright.hooks import HookMatcher, HookRunner, hook_input
+from loopwright.hooks.commands import CommandHook
+from loopwright.hooks.runner import HookMatcher, HookRunner, hook_input
 from loopwright.permissions import PermissionGate, PermissionPolicy
-from loopwright.settings import load_settings
+from loopwright.settings.load import load_settings
 from loopwright.tools.base import SessionState, ToolContext, tool
 
 

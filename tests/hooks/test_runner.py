@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from loopwright.hooks import HookMatcher, HookRunner, hook_input
+from loopwright.hooks.runner import HookMatcher, HookRunner, hook_input
 
 
 def returning(output: dict[str, Any], log: list[str] | None = None, name: str = "") -> Any:

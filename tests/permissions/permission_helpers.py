@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from loopwright.hooks import HookMatcher, HookRunner
+from loopwright.hooks.runner import HookMatcher, HookRunner
 from loopwright.permissions import (
     PermissionGate,
     PermissionMode,

@@ -6,9 +6,9 @@ import json
 from pathlib import Path
 from typing import Any
 
-from loopwright.hooks import HookMatcher
-from loopwright.permissions.assemble import build_permission_gate, session_working_dirs
-from loopwright.settings import load_settings
+from loopwright.hooks.runner import HookMatcher
+from loopwright.permissions.build import build_permission_gate, session_working_dirs
+from loopwright.settings.load import load_settings
 from permissions.permission_helpers import Project, Recorder, decide
 
 

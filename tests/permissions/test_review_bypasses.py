@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from loopwright.hooks import HookMatcher
+from loopwright.hooks.runner import HookMatcher
 from loopwright.permissions import PermissionMode
 from permissions.permission_helpers import Project, Recorder, decide, make_gate
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from loopwright.hooks import HookMatcher
+from loopwright.hooks.runner import HookMatcher
 from loopwright.messages import ToolUseBlock
-from loopwright.permissions.assemble import build_permission_gate
+from loopwright.permissions.build import build_permission_gate
 from loopwright.tools.base import SessionState, ToolContext
 from loopwright.tools.builtins import builtin_tool
 from loopwright.tools.executor import BatchOutcome, execute

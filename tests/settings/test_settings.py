@@ -10,7 +10,7 @@ import pytest
 
 from loopwright.errors import SettingsError
 from loopwright.permissions import PermissionPolicy
-from loopwright.settings import find_project_root, load_settings
+from loopwright.settings.load import find_project_root, load_settings
 
 
 @pytest.fixture
@@ -287,7 +287,7 @@ def test_disable_all_hooks_follows_precedence(root: Path, home: Path) -> None:
 
 def test_bypass_lock_cannot_be_lifted_by_another_file(root: Path, home: Path) -> None:
     from loopwright.errors import ConfigurationError
-    from loopwright.permissions.assemble import build_permission_gate
+    from loopwright.permissions.build import build_permission_gate
 
     write(
         home / ".claude/settings.json", {"permissions": {"disableBypassPermissionsMode": "disable"}}

@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from loopwright import Options, query
-from loopwright.hooks import HookMatcher
+from loopwright.hooks.runner import HookMatcher
 from loopwright.mcp import create_sdk_mcp_server
 from loopwright.messages import Message, ResultMessage, ToolResultBlock, UserMessage
 from loopwright.models.scripted import Step, raw_tool_call

@@ -128,7 +128,7 @@ class OuterLoop:
                 "loopwright loop resumes its session between runs, so it needs session "
                 "persistence; drop --no-session-persistence"
             )
-        from loopwright.assemble import resolve_model
+        from loopwright.session.assemble import resolve_model
 
         # One model object for every run: a scripted model carries on through its script,
         # and a provider's settings are resolved (and checked) once, before any work.

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 from rich.table import Table
 
-from loopwright.runtime import Runtime
+from loopwright.session.runtime import Runtime
 
 HELP = """\
 /compact [focus]  summarise the conversation so far (optionally: what to keep)

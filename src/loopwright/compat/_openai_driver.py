@@ -43,7 +43,7 @@ from loopwright.compat._openai_wrappers import RunModel, RunTool, call_hook, mod
 from loopwright.guardrails import guarded_tool
 from loopwright.handoffs import HandoffAgent
 from loopwright.handoffs import handoff as native_handoff
-from loopwright.loop import agent_loop
+from loopwright.loop.run import agent_loop
 from loopwright.messages import (
     AssistantMessage,
     ConversationMessage,
@@ -57,7 +57,7 @@ from loopwright.messages import (
 )
 from loopwright.models.base import ModelResponse as NativeResponse
 from loopwright.options import Options
-from loopwright.runtime import Runtime
+from loopwright.session.runtime import Runtime
 
 DEFAULT_MAX_TURNS = 10
 CONTINUE_FROM_ASSISTANT = "Continue from your last message."

@@ -12,11 +12,11 @@ from __future__ import annotations
 import os
 from typing import Any
 
-from loopwright.assemble import resolve_model
 from loopwright.compat._model_choice import MODEL_OVERRIDE_VARIABLE, choose_model
 from loopwright.compat._openai_agent_errors import UserError
 from loopwright.models.base import Model
 from loopwright.models.registry import DEFAULT_OPENAI_MODEL
+from loopwright.session.assemble import resolve_model
 
 
 class _ClientModel:

@@ -21,12 +21,12 @@ from typing import Any
 
 from dbos import DBOS, Queue, SetWorkflowID, WorkflowHandleAsync
 
-from loopwright.assemble import resolve_model
 from loopwright.client import open_runtime
 from loopwright.errors import ConfigurationError, LoopwrightError
-from loopwright.loop import agent_loop
+from loopwright.loop.run import agent_loop
 from loopwright.messages import ResultMessage, Usage, UserMessage
 from loopwright.options import Options
+from loopwright.session.assemble import resolve_model
 from loopwright.sessions import open_store
 
 from .model import DurableModel

@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from loopwright.hooks import HookEvent, HookOutcome, HookRunner, hook_input
+from loopwright.hooks.runner import HookEvent, HookOutcome, HookRunner, hook_input
 from loopwright.messages import TextBlock
 from loopwright.permissions.policy import (
     CanUseTool,

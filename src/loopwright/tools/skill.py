@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from loopwright.errors import ConfigurationError, SettingsError
-from loopwright.tools.agent_files import parse_frontmatter
+from loopwright.subagents.files import parse_frontmatter
 from loopwright.tools.base import ToolContext, ToolResult, run_blocking
 
 SKILL_TOOL_NAME = "Skill"

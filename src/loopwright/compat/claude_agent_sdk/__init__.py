@@ -115,7 +115,7 @@ from loopwright.compat.claude_agent_sdk._tools import (
 )
 from loopwright.compat.claude_agent_sdk._trio_bridge import AsyncioThread, under_trio
 from loopwright.errors import LoopwrightError
-from loopwright.hooks import (
+from loopwright.hooks.runner import (
     HookCallback,
     HookContext,
     HookEvent,

@@ -132,7 +132,7 @@ from loopwright.compat.claude_agent_sdk._sdk_types import (
     ToolsPreset,
     UserPromptSubmitHookSpecificOutput,
 )
-from loopwright.hooks import (
+from loopwright.hooks.runner import (
     PostToolUseHookInput,
     PreCompactHookInput,
     PreToolUseHookInput,

@@ -13,12 +13,12 @@ from pathlib import Path
 from typing import Any
 
 from loopwright.errors import ConfigurationError
-from loopwright.hooks import HookMatcher, HookRunner
+from loopwright.hooks.runner import HookMatcher, HookRunner
 from loopwright.options import PermissionMode
 from loopwright.permissions.gate import PermissionGate
 from loopwright.permissions.policy import CanUseTool, PermissionPolicy
 from loopwright.permissions.rules import RuleSet
-from loopwright.settings import Settings
+from loopwright.settings.load import Settings
 
 
 def build_permission_gate(

@@ -1,7 +1,7 @@
 """What the loop decides after each response, and the result it ends with.
 
 Each model response becomes a tagged next step — :class:`Finish`, :class:`RunTools` or
-:class:`AskAgain` — dispatched in one place in :mod:`loopwright.loop`.
+:class:`AskAgain` — dispatched in one place in :mod:`loopwright.loop.run`.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from loopwright.messages import (
     ToolUseBlock,
     UserMessage,
 )
-from loopwright.runtime import Runtime
+from loopwright.session.runtime import Runtime
 
 # How often a response cut by max_tokens mid-text is continued before the run ends.
 MAX_TEXT_CONTINUATIONS = 3

@@ -11,11 +11,11 @@ from pathlib import Path
 from typing import Any
 
 from loopwright.options import AgentDefinition
-from loopwright.runtime import Runtime
-from loopwright.tools.agent_files import load_agent_files
+from loopwright.session.runtime import Runtime
+from loopwright.subagents.files import load_agent_files
+from loopwright.subagents.tool import AGENT_TOOL_NAME, make_agent_tool
 from loopwright.tools.base import Tool
 from loopwright.tools.skill import discover_skills, make_skill_tool, select_skills, skills_listing
-from loopwright.tools.subagent import AGENT_TOOL_NAME, make_agent_tool
 
 MCP_RESOURCE = "mcp"
 

@@ -7,13 +7,13 @@ from __future__ import annotations
 from collections.abc import AsyncIterator
 
 from loopwright.context.compaction import compact, should_compact
-from loopwright.loop_state import Finish, RunState, result_message
+from loopwright.loop.steps import Finish, RunState, result_message
 from loopwright.messages import (
     Message,
     SystemMessage,
     UserMessage,
 )
-from loopwright.runtime import Runtime
+from loopwright.session.runtime import Runtime
 from loopwright.sessions.recorder import CompactTrigger
 
 

@@ -12,7 +12,6 @@ import asyncio
 import dataclasses
 from collections.abc import Sequence
 
-from loopwright.assemble import resolve_model, resolve_tools, with_retries
 from loopwright.guardrails import (
     GUARDRAIL_TRIPPED_SUBTYPE,
     TRIPPED_SERVICE,
@@ -28,9 +27,10 @@ from loopwright.handoffs import (
     PENDING_HANDOFF_SERVICE,
     PendingHandoff,
 )
-from loopwright.loop_state import Finish, RunState
+from loopwright.loop.steps import Finish, RunState
 from loopwright.messages import Message, SystemMessage, UserMessage
-from loopwright.runtime import Runtime
+from loopwright.session.assemble import resolve_model, resolve_tools, with_retries
+from loopwright.session.runtime import Runtime
 from loopwright.tools.base import Tool
 from loopwright.tools.structured_output import STRUCTURED_OUTPUT_TOOL_NAME
 

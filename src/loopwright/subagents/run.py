@@ -11,9 +11,8 @@ from __future__ import annotations
 
 import dataclasses
 
-from loopwright.assemble import resolve_model, with_retries
 from loopwright.context.tokens import ContextMeter
-from loopwright.loop import agent_loop
+from loopwright.loop.run import agent_loop
 from loopwright.messages import (
     AssistantMessage,
     ResultMessage,
@@ -23,10 +22,11 @@ from loopwright.messages import (
 )
 from loopwright.models.settings import ModelSettings
 from loopwright.options import AgentDefinition
-from loopwright.runtime import Runtime
+from loopwright.session.assemble import resolve_model, with_retries
+from loopwright.session.runtime import Runtime
+from loopwright.subagents.tool import RUN_SUBAGENT_SERVICE, narrow_tools
 from loopwright.tools.base import SessionState, ToolContext, ToolResult
 from loopwright.tools.structured_output import STRUCTURED_OUTPUT_TOOL_NAME
-from loopwright.tools.subagent import RUN_SUBAGENT_SERVICE, narrow_tools
 from loopwright.tools.tool_search import TOOL_SEARCH_NAME, DeferredToolRegistry
 
 SUBAGENT_SYSTEM_SUFFIX = (

@@ -1,7 +1,7 @@
 """A session's resolved pieces: model, tools, system prompt, state and running totals.
 
 Options say what the user wants; a Runtime is what the loop works with (built by
-:mod:`loopwright.assemble`). It lives as long as the session: a ``Client`` keeps one
+:mod:`loopwright.session.assemble`). It lives as long as the session: a ``Client`` keeps one
 across prompts.
 """
 
@@ -18,7 +18,7 @@ from loopwright.context.compaction import CompactionBreaker, CompactionSettings
 from loopwright.context.tokens import ContextMeter
 from loopwright.cost import add_costs, cost_of
 from loopwright.errors import ConfigurationError
-from loopwright.hooks import HookEvent, HookOutcome, HookRunner, hook_input
+from loopwright.hooks.runner import HookEvent, HookOutcome, HookRunner, hook_input
 from loopwright.messages import ConversationMessage, Message, SystemMessage, Usage
 from loopwright.models.base import (
     Model,

@@ -18,16 +18,21 @@ from typing import Any
 from loopwright.context.compaction import CompactionSettings
 from loopwright.context.tokens import ContextMeter, context_window
 from loopwright.errors import ConfigurationError
-from loopwright.extensions import add_agents, add_mcp_servers, add_skills, add_structured_output
 from loopwright.messages import SystemMessage, new_uuid
 from loopwright.models.base import Model
 from loopwright.models.settings import check_provider_settings
 from loopwright.options import Options, PermissionMode
-from loopwright.permissions.assemble import build_permission_gate
+from loopwright.permissions.build import build_permission_gate
 from loopwright.permissions.gate import PermissionGate
 from loopwright.permissions.read_guard import READ_GUARD_SERVICE, ReadGuard
-from loopwright.runtime import CountingModel, Runtime
 from loopwright.sandbox import BwrapSandbox, SandboxSettings, masks_for_read_denials
+from loopwright.session.extensions import (
+    add_agents,
+    add_mcp_servers,
+    add_skills,
+    add_structured_output,
+)
+from loopwright.session.runtime import CountingModel, Runtime
 from loopwright.sessions import (
     latest_session,
     loopwright_home,
@@ -36,7 +41,7 @@ from loopwright.sessions import (
     resume_session,
 )
 from loopwright.sessions import start_session as start_stored_session
-from loopwright.settings import SETTING_SOURCES, Settings, find_project_root, load_settings
+from loopwright.settings.load import SETTING_SOURCES, Settings, find_project_root, load_settings
 from loopwright.tools.base import SessionState, Tool
 from loopwright.tools.command_wrapper import CommandWrapper
 

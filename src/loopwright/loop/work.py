@@ -13,10 +13,9 @@ from collections.abc import AsyncIterator, Callable, Coroutine, Sequence
 from typing import Any, TypeVar
 
 from loopwright import telemetry
-from loopwright.checkpoints import FILE_CHECKPOINTS_SERVICE, FileCheckpoints
 from loopwright.errors import ModelError
-from loopwright.loop_agents import guard_tools
-from loopwright.loop_state import INTERRUPTED_BY_USER, INTERRUPTED_RESULT, Finish, RunState
+from loopwright.loop.agents import guard_tools
+from loopwright.loop.steps import INTERRUPTED_BY_USER, INTERRUPTED_RESULT, Finish, RunState
 from loopwright.messages import (
     AssistantMessage,
     Message,
@@ -32,7 +31,8 @@ from loopwright.models.base import (
     RetryNotice,
     event_to_stream_dict,
 )
-from loopwright.runtime import Runtime
+from loopwright.session.checkpoints import FILE_CHECKPOINTS_SERVICE, FileCheckpoints
+from loopwright.session.runtime import Runtime
 from loopwright.tools.base import ToolContext
 from loopwright.tools.executor import BatchOutcome, execute
 

@@ -17,8 +17,7 @@ from functools import partial
 from typing import assert_never
 
 from loopwright import telemetry
-from loopwright.checkpoints import FILE_CHECKPOINTS_SERVICE, FileCheckpoints
-from loopwright.loop_agents import (
+from loopwright.loop.agents import (
     apply_handoff,
     cancel_input_checks,
     output_trip,
@@ -27,14 +26,28 @@ from loopwright.loop_agents import (
     tool_trip,
     tripped,
 )
-from loopwright.loop_compaction import (
+from loopwright.loop.compaction import (
     auto_compact,
     compaction_due,
     manual_compact,
     manual_compact_focus,
 )
-from loopwright.loop_hooks import stop_hook, submit_prompt
-from loopwright.loop_io import (
+from loopwright.loop.hook_events import stop_hook, submit_prompt
+from loopwright.loop.steps import (
+    CONTINUE_PROMPT,
+    DEFAULT_MAX_TOKENS,
+    INTERRUPTED_BY_USER,
+    MAX_CONSECUTIVE_PAUSES,
+    MAX_TEXT_CONTINUATIONS,
+    AskAgain,
+    Finish,
+    NextStep,
+    RunState,
+    RunTools,
+    result_message,
+)
+from loopwright.loop.structured import structured_after_tools, structured_from_answer
+from loopwright.loop.work import (
     Work,
     answer_orphans,
     ask_model,
@@ -48,20 +61,6 @@ from loopwright.loop_io import (
     missing_result,
     run_tools,
 )
-from loopwright.loop_state import (
-    CONTINUE_PROMPT,
-    DEFAULT_MAX_TOKENS,
-    INTERRUPTED_BY_USER,
-    MAX_CONSECUTIVE_PAUSES,
-    MAX_TEXT_CONTINUATIONS,
-    AskAgain,
-    Finish,
-    NextStep,
-    RunState,
-    RunTools,
-    result_message,
-)
-from loopwright.loop_structured import structured_after_tools, structured_from_answer
 from loopwright.messages import (
     AssistantMessage,
     Message,
@@ -75,7 +74,8 @@ from loopwright.messages import (
 from loopwright.models.base import (
     ModelResponse,
 )
-from loopwright.runtime import Runtime, init_data
+from loopwright.session.checkpoints import FILE_CHECKPOINTS_SERVICE, FileCheckpoints
+from loopwright.session.runtime import Runtime, init_data
 from loopwright.tools.executor import BatchOutcome
 
 # --------------------------------------------------------------------------- the loop

@@ -5,14 +5,14 @@ The permission gate fires the tool events; compaction fires PreCompact.
 
 from __future__ import annotations
 
-from loopwright.loop_state import MAX_STOP_HOOK_BLOCKS, AskAgain, Finish, NextStep, RunState
+from loopwright.loop.steps import MAX_STOP_HOOK_BLOCKS, AskAgain, Finish, NextStep, RunState
 from loopwright.messages import (
     Message,
     SystemMessage,
     TextBlock,
     UserMessage,
 )
-from loopwright.runtime import Runtime
+from loopwright.session.runtime import Runtime
 
 
 async def submit_prompt(

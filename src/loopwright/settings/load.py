@@ -20,14 +20,14 @@ from pathlib import Path
 from typing import Any, Literal, TypeAlias, cast
 
 from loopwright.errors import SettingsError
-from loopwright.hook_commands import CommandHook
-from loopwright.hooks import HOOK_EVENTS, HookCallback, HookMatcher, check_matcher
+from loopwright.hooks.commands import CommandHook
+from loopwright.hooks.runner import HOOK_EVENTS, HookCallback, HookMatcher, check_matcher
 from loopwright.permissions.policy import PERMISSION_MODES, PermissionMode
 from loopwright.permissions.read_guard import ReadGuard
 from loopwright.permissions.rules import RuleSet, RuleSyntaxError
 from loopwright.sandbox.bwrap import SandboxSettings
 from loopwright.sandbox.config import SandboxLayer, merge_sandbox_layers, parse_sandbox_section
-from loopwright.settings_memory import load_memory
+from loopwright.settings.memory import load_memory
 
 SettingSource: TypeAlias = Literal["user", "project", "local"]
 SETTING_SOURCES: tuple[SettingSource, ...] = ("user", "project", "local")

@@ -4,13 +4,13 @@ answer), after at most MAX_STRUCTURED_OUTPUT_RETRIES re-prompts.
 
 from __future__ import annotations
 
-from loopwright.loop_state import AskAgain, Finish, NextStep, RunState
+from loopwright.loop.steps import AskAgain, Finish, NextStep, RunState
 from loopwright.messages import (
     ToolResultBlock,
     ToolUseBlock,
     UserMessage,
 )
-from loopwright.runtime import Runtime
+from loopwright.session.runtime import Runtime
 from loopwright.tools.structured_output import (
     MAX_STRUCTURED_OUTPUT_RETRIES,
     STRUCTURED_OUTPUT_TOOL_NAME,

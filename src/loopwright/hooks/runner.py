@@ -15,7 +15,7 @@ from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal, NotRequired, TypeAlias, TypedDict, get_args
 
-from loopwright.hook_commands import CommandHook, HookFailure
+from loopwright.hooks.commands import CommandHook, HookFailure
 
 HookEvent: TypeAlias = Literal[
     "PreToolUse",

@@ -1,0 +1,1 @@
+"""Hooks: callbacks and shell commands run at the loop's and the tools' events."""

@@ -1,0 +1,1 @@
+"""What a session is (Agent, Conversation, Spend) and how Options become one."""
