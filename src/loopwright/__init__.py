@@ -47,8 +47,8 @@ _EXPORTS: dict[str, str] = {
     "Guardrail": "loopwright.guardrails",
     "GuardrailInput": "loopwright.guardrails",
     "GuardrailVerdict": "loopwright.guardrails",
-    "HandoffAgent": "loopwright.handoffs",
-    "handoff": "loopwright.handoffs",
+    "HandoffAgent": "loopwright.subagents.handoffs",
+    "handoff": "loopwright.subagents.handoffs",
 }
 
 __all__ = [
@@ -95,7 +95,6 @@ if TYPE_CHECKING:
     from loopwright.client import Client, query, run, run_sync
     from loopwright.errors import ConfigurationError, LoopwrightError, ModelError, ResultError
     from loopwright.guardrails import Guardrail, GuardrailInput, GuardrailVerdict
-    from loopwright.handoffs import HandoffAgent, handoff
     from loopwright.messages import (
         AssistantMessage,
         ImageBlock,
@@ -114,6 +113,7 @@ if TYPE_CHECKING:
     )
     from loopwright.models.base import Model, ModelRequest, ThinkingConfig
     from loopwright.options import AgentDefinition, ModelSettings, Options
+    from loopwright.subagents.handoffs import HandoffAgent, handoff
     from loopwright.tools.base import Tool, ToolContext, ToolResult, tool
 
 

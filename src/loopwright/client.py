@@ -6,28 +6,30 @@ All of them consume the one stream that :func:`loopwright.loop.agent_loop` yield
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 from collections.abc import AsyncIterable, AsyncIterator
 from pathlib import Path
 from typing import Any
 
 from loopwright.errors import LoopwrightError, ResultError
 from loopwright.loop.run import agent_loop
+from loopwright.loop.subagents import install_subagents
 from loopwright.messages import Message, ResultMessage, UserMessage
 from loopwright.models.base import Model
-from loopwright.options import Options, PermissionMode
-from loopwright.options_validation import check_permission_mode
-from loopwright.session.assemble import open_runtime as assemble_runtime
-from loopwright.session.runtime import Runtime
-from loopwright.subagents.run import install_subagents
+from loopwright.options import Options
+from loopwright.options.validation import check_permission_mode
+from loopwright.session.assemble import open_session as assemble_session
+from loopwright.session.session import Session
+from loopwright.types import PermissionMode
 
 Prompt = str | UserMessage | AsyncIterable[UserMessage | str]
 
 
-async def open_runtime(options: Options) -> Runtime:
-    """The session's runtime, able to run subagents through the loop."""
-    rt = await assemble_runtime(options)
-    install_subagents(rt)
-    return rt
+async def open_session(options: Options) -> Session:
+    """The session, able to run subagents through the loop."""
+    session = await assemble_session(options)
+    install_subagents(session)
+    return session
 
 
 async def _prompts(prompt: Prompt) -> AsyncIterator[UserMessage]:
@@ -40,14 +42,14 @@ async def _prompts(prompt: Prompt) -> AsyncIterator[UserMessage]:
             yield UserMessage(item) if isinstance(item, str) else item
 
 
-async def _run_prompts(rt: Runtime, prompt: Prompt) -> AsyncIterator[Message]:
+async def _run_prompts(session: Session, prompt: Prompt) -> AsyncIterator[Message]:
     async for user_message in _prompts(prompt):
-        async for message in agent_loop(rt, user_message):
+        async for message in agent_loop(session, user_message):
             yield message
             if (
                 isinstance(message, ResultMessage)
                 and message.is_error
-                and rt.options.raise_on_error
+                and session.agent.options.raise_on_error
             ):
                 raise ResultError(message)
 
@@ -58,18 +60,18 @@ async def query(prompt: Prompt, options: Options | None = None) -> AsyncIterator
     ``prompt`` is a string or an async iterable of user messages (streaming input: each
     one is answered in turn, in the same session).
     """
-    rt = await open_runtime(options or Options())
+    session = await open_session(options or Options())
     one_prompt = isinstance(prompt, str | UserMessage)
     try:
-        async for message in _run_prompts(rt, prompt):
+        async for message in _run_prompts(session, prompt):
             if one_prompt and isinstance(message, ResultMessage):
                 # The run's last entry is on record: a caller that stops iterating at the
                 # result (and leaves the generator to be finalised later) can resume the
                 # session at once instead of finding it still locked.
-                await rt.stop_writing()
+                await session.stop_writing()
             yield message
     finally:
-        await rt.aclose()
+        await session.aclose()
 
 
 async def run(prompt: Prompt, options: Options | None = None) -> ResultMessage:
@@ -99,7 +101,7 @@ class Client:
 
     def __init__(self, options: Options | None = None) -> None:
         self.options = options or Options()
-        self._runtime: Runtime | None = None
+        self._session: Session | None = None
         self._inbox: asyncio.Queue[Prompt | None] = asyncio.Queue()
         self._outbox: asyncio.Queue[Message | BaseException | None] = asyncio.Queue()
         self._worker: asyncio.Task[None] | None = None
@@ -113,28 +115,29 @@ class Client:
         await self.disconnect()
 
     async def connect(self) -> None:
-        if self._runtime is None:
+        if self._session is None:
             # Fresh queues: a reconnected client must not read the last session's end marker.
             self._inbox = asyncio.Queue()
             self._outbox = asyncio.Queue()
-            self._runtime = await open_runtime(self.options)
-            self._worker = asyncio.create_task(self._serve(self._runtime))
+            self._session = await open_session(self.options)
+            self._worker = asyncio.create_task(self._serve(self._session))
 
     @property
-    def runtime(self) -> Runtime:
-        if self._runtime is None:
+    def session(self) -> Session:
+        """The connected session (its Agent, Conversation and Spend)."""
+        if self._session is None:
             raise LoopwrightError("the Client is not connected; use `async with Client(...)`")
-        return self._runtime
+        return self._session
 
     @property
     def session_id(self) -> str:
-        return self.runtime.session_id
+        return self.session.session_id
 
-    async def _serve(self, rt: Runtime) -> None:
+    async def _serve(self, session: Session) -> None:
         while (prompt := await self._inbox.get()) is not None:
             self._busy = True
             try:
-                async for message in _run_prompts(rt, prompt):
+                async for message in _run_prompts(session, prompt):
                     self._outbox.put_nowait(message)
             except Exception as exc:  # delivered to the reader, never lost in a task
                 self._outbox.put_nowait(exc)
@@ -143,7 +146,7 @@ class Client:
 
     async def query(self, prompt: Prompt) -> None:
         """Queue a prompt; read the answer with :meth:`receive_response`."""
-        self.runtime  # noqa: B018 - raises a clear error when not connected
+        self.session  # noqa: B018 - raises a clear error when not connected
         self._inbox.put_nowait(prompt)
 
     async def receive_messages(self) -> AsyncIterator[Message]:
@@ -164,23 +167,18 @@ class Client:
         """Stop the running (or next queued) response; it ends with an ``interrupted``
         result. With nothing running or queued there is nothing to stop."""
         if self._busy or not self._inbox.empty():
-            self.runtime.interrupt()
+            self.session.interrupt()
 
     async def set_model(self, model: str | Model) -> None:
-        """Use another model from the next request on."""
-        from loopwright.context.tokens import ContextMeter, context_window
-        from loopwright.session.assemble import resolve_model, with_retries
+        """Use another model from the next request on (a new Agent, same conversation)."""
+        from loopwright.context.tokens import ContextMeter
+        from loopwright.session.resolve import resolve_model, window_of, with_retries
 
-        rt = self.runtime
+        session = self.session
         replacement = with_retries(resolve_model(model), self.options)
-        # A request may still be using the old provider: close it with the session.
-        rt.retired_models.append(rt.model)
-        rt.model = replacement
-        known = getattr(replacement, "context_window", None)
-        window = self.options.context_window or (
-            known if isinstance(known, int) else context_window(replacement.name)
-        )
-        rt.meter = ContextMeter(window)
+        window = window_of(replacement, self.options)
+        session.use_agent(dataclasses.replace(session.agent, model=replacement, window=window))
+        session.meter = ContextMeter(window)
 
     async def set_permission_mode(self, mode: PermissionMode) -> None:
         """Change the permission mode from the next tool call on.
@@ -188,18 +186,13 @@ class Client:
         An unknown mode raises OptionsError listing the valid ones (the mode is unchanged).
         """
         check_permission_mode(mode, "set_permission_mode(mode)")
-        set_mode = getattr(self.runtime.gate, "set_mode", None)
-        if set_mode is None:
-            raise LoopwrightError("this session has no permission gate to change")
-        set_mode(mode)
+        self.session.agent.gate.set_mode(mode)
 
     async def rewind_files(self, user_message_uuid: str) -> list[Path]:
         """Put the files tools changed at or after that prompt back as they were before it
         (needs ``enable_file_checkpointing=True``); returns the paths restored."""
-        from loopwright.session.checkpoints import FILE_CHECKPOINTS_SERVICE, FileCheckpoints
-
-        checkpoints = self.runtime.services.get(FILE_CHECKPOINTS_SERVICE)
-        if not isinstance(checkpoints, FileCheckpoints):
+        checkpoints = self.session.checkpoints
+        if checkpoints is None:
             raise LoopwrightError(
                 "no file checkpoints in this session; pass Options(enable_file_checkpointing="
                 "True) to snapshot the files tools change"
@@ -208,24 +201,25 @@ class Client:
 
     def get_context_usage(self) -> dict[str, Any]:
         """Tokens the next request will carry, the window, and the share used."""
-        rt = self.runtime
-        count = rt.meter.count(rt.history, system=rt.system_prompt, tools=rt.tool_specs)
-        return {**count.to_dict(), "model": rt.model.name, "messages": len(rt.history)}
+        session = self.session
+        agent, history = session.agent, session.conversation.messages
+        count = session.meter.count(history, system=agent.system_prompt, tools=agent.tool_specs())
+        return {**count.to_dict(), "model": agent.model.name, "messages": len(history)}
 
     async def disconnect(self) -> None:
         if self._worker is not None:
             while not self._inbox.empty():  # prompts not started yet are dropped
                 self._inbox.get_nowait()
             self._inbox.put_nowait(None)
-            if self._runtime is not None:
-                self._runtime.interrupt()
+            if self._session is not None:
+                self._session.interrupt()
             await asyncio.gather(self._worker, return_exceptions=True)
             self._worker = None
             self._outbox.put_nowait(None)  # readers still waiting end here
-        if self._runtime is not None:
-            await self._runtime.aclose()
-            self._runtime = None
+        if self._session is not None:
+            await self._session.aclose()
+            self._session = None
 
     def __repr__(self) -> str:
-        state = self._runtime.session_id if self._runtime else "disconnected"
+        state = self._session.session_id if self._session else "disconnected"
         return f"Client({state})"

@@ -6,7 +6,6 @@ from typing import Any
 import pytest
 
 from loopwright import Options, query, tool
-from loopwright.handoffs import HandoffAgent, handoff
 from loopwright.messages import (
     AssistantMessage,
     ConversationMessage,
@@ -17,6 +16,7 @@ from loopwright.messages import (
     UserMessage,
 )
 from loopwright.sessions.api import open_store
+from loopwright.subagents.handoffs import HandoffAgent, handoff
 from loopwright.testing import ScriptedModel, TestModel, text, tool_call, tool_calls
 
 

@@ -476,7 +476,7 @@ def test_tool_without_arguments_gets_an_empty_object_schema() -> None:
 
 
 async def test_a_string_for_disallowed_tools_is_refused_not_split_into_characters() -> None:
-    from loopwright.options_validation import OptionsError
+    from loopwright.options.validation import OptionsError
 
     with pytest.raises(OptionsError) as error:
         async for _ in query(prompt="hi", options=ClaudeAgentOptions(disallowed_tools="Bash")):

@@ -139,21 +139,21 @@ async def test_cancelling_the_consumer_still_answers_pending_calls(tmp_path: Pat
     pid_file = tmp_path / "child.pid"
     model = ScriptedModel([tool_call("Bash", command=f"sleep 60 & echo $! > {pid_file}; wait")])
     from loopwright.loop.run import agent_loop
-    from loopwright.session.assemble import open_runtime
+    from loopwright.session.assemble import open_session
 
-    rt = await open_runtime(
+    session = await open_session(
         Options(permission_mode="bypassPermissions", model=model, tools=["Bash"], cwd=tmp_path)
     )
 
     async def consume() -> None:
-        async for _ in agent_loop(rt, UserMessage("go")):
+        async for _ in agent_loop(session, UserMessage("go")):
             pass
 
     task = asyncio.create_task(consume())
     child_pid = int(await wait_for_file(pid_file))
     task.cancel()
     await asyncio.gather(task, return_exceptions=True)
-    last = rt.history[-1]
+    last = session.conversation.messages[-1]
     assert isinstance(last, UserMessage) and tool_results([last])[0].is_error
     assert await gone_within(child_pid)
 

@@ -409,11 +409,20 @@ async def test_reasoning_options_on_a_model_without_them_are_noted_once() -> Non
 
 
 async def test_a_failing_gate_still_answers_every_call_and_ends_with_a_result() -> None:
+    import dataclasses
+
     from loopwright.loop.run import agent_loop
-    from loopwright.session.assemble import open_runtime
+    from loopwright.session.assemble import open_session
+    from loopwright.tools.base import GateReport
 
     class BrokenGate:
-        stop_reason = None
+        mode = "default"
+
+        def set_mode(self, mode: str) -> None:
+            self.mode = mode
+
+        def end_batch(self) -> GateReport:
+            return GateReport()
 
         async def before(self, tool: Any, input: Any, ctx: Any) -> Any:
             raise RuntimeError("policy service unreachable")
@@ -422,13 +431,13 @@ async def test_a_failing_gate_still_answers_every_call_and_ends_with_a_result() 
             return result
 
     model = ScriptedModel([tool_call("echo", value="x")])
-    rt = await open_runtime(
+    session = await open_session(
         Options(model=model, tools=[echo], setting_sources=[], persist_session=False)
     )
-    rt.gate = BrokenGate()
-    messages = [m async for m in agent_loop(rt, UserMessage("go"))]
+    session.use_agent(dataclasses.replace(session.agent, gate=BrokenGate()))
+    messages = [m async for m in agent_loop(session, UserMessage("go"))]
     result = messages[-1]
     assert isinstance(result, ResultMessage) and result.subtype == "error_during_execution"
     assert "policy service unreachable" in result.errors[0]
     assert len(tool_results(messages)) == 1
-    await rt.aclose()
+    await session.aclose()

@@ -16,7 +16,7 @@ from loopwright.errors import ConfigurationError
 from loopwright.hooks.runner import HookMatcher
 from loopwright.messages import ResultMessage, SystemMessage
 from loopwright.options import AgentDefinition
-from loopwright.options_validation import OptionsError
+from loopwright.options.validation import OptionsError
 from loopwright.testing import ScriptedModel, text, tool_call
 
 from .helpers import collect, tool_results

@@ -7,9 +7,9 @@ from typing import Any
 from loopwright import Client, Options, run
 from loopwright.hooks.runner import HookMatcher
 from loopwright.messages import ResultMessage, SystemMessage
-from loopwright.permissions.policy import PermissionResultAllow, PermissionResultDeny
 from loopwright.sandbox.bwrap import SandboxSettings
 from loopwright.testing import ScriptedModel, text, tool_call
+from loopwright.types import PermissionResultAllow, PermissionResultDeny
 from system_deps import require_program
 
 from .helpers import collect, tool_results

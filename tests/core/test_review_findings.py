@@ -20,7 +20,6 @@ from loopwright.messages import (
     UserMessage,
 )
 from loopwright.models.base import ModelRequest
-from loopwright.permissions.policy import PermissionResultAllow, PermissionResultDeny
 from loopwright.testing import (
     FunctionModel,
     ScriptedModel,
@@ -29,6 +28,7 @@ from loopwright.testing import (
     tool_call,
     tool_calls,
 )
+from loopwright.types import PermissionResultAllow, PermissionResultDeny
 
 ran: list[str] = []
 

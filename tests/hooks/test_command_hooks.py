@@ -12,7 +12,8 @@ import pytest
 
 from loopwright.errors import SettingsError
 from loopwright.hooks.commands import CommandHook
-from loopwright.hooks.runner import HookMatcher, HookRunner, hook_input
+from loopwright.hooks.payloads import hook_payload
+from loopwright.hooks.runner import HookMatcher, HookRunner
 from loopwright.permissions import PermissionGate, PermissionPolicy
 from loopwright.settings.load import load_settings
 from loopwright.tools.base import SessionState, ToolContext, tool
@@ -26,7 +27,7 @@ def script(tmp_path: Path, name: str, body: str) -> str:
 
 
 def pre_input(command: str = "ls", cwd: str = "/") -> dict[str, Any]:
-    return hook_input(
+    return hook_payload(
         "PreToolUse",
         session_id="s1",
         cwd=cwd,
@@ -213,7 +214,7 @@ if "prod" in data["tool_input"]["command"]:
 async def test_exit_2_blocks_even_when_stdout_json_approves(tmp_path: Path) -> None:
     body = 'print(json.dumps({"decision": "approve"})); print("not yet", file=sys.stderr)\n'
     command = script(tmp_path, "approve_but_2", body + "sys.exit(2)")
-    payload = hook_input("UserPromptSubmit", session_id="s1", cwd="/", prompt="hi")
+    payload = hook_payload("UserPromptSubmit", session_id="s1", cwd="/", prompt="hi")
     outcome = await run_one(CommandHook(command), "UserPromptSubmit", payload)
     assert outcome.blocked and outcome.reason == "not yet"
 

@@ -8,7 +8,8 @@ from typing import Any
 
 import pytest
 
-from loopwright.hooks.runner import HookMatcher, HookRunner, hook_input
+from loopwright.hooks.payloads import hook_payload
+from loopwright.hooks.runner import HookMatcher, HookRunner
 
 
 def returning(output: dict[str, Any], log: list[str] | None = None, name: str = "") -> Any:
@@ -31,7 +32,7 @@ def decision(value: str, reason: str = "", **extra: Any) -> dict[str, Any]:
     }
 
 
-PRE = hook_input(
+PRE = hook_payload(
     "PreToolUse",
     session_id="s",
     cwd="/",

@@ -8,16 +8,14 @@ from pathlib import Path
 from typing import Any
 
 from loopwright.hooks.runner import HookMatcher, HookRunner
-from loopwright.permissions import (
-    PermissionGate,
+from loopwright.permissions import PermissionGate, PermissionPolicy, RuleSet
+from loopwright.tools.base import FunctionTool, SessionState, ToolContext, tool
+from loopwright.types import (
     PermissionMode,
-    PermissionPolicy,
     PermissionResultAllow,
     PermissionResultDeny,
-    RuleSet,
     ToolPermissionContext,
 )
-from loopwright.tools.base import FunctionTool, SessionState, ToolContext, tool
 
 _ANY_OBJECT: dict[str, Any] = {"type": "object", "additionalProperties": True}
 

@@ -6,12 +6,8 @@ import asyncio
 from typing import Any
 
 from loopwright.hooks.runner import HookMatcher
-from loopwright.permissions import (
-    PermissionResultAllow,
-    PermissionResultDeny,
-    ToolPermissionContext,
-)
 from loopwright.tools.base import ToolResult
+from loopwright.types import PermissionResultAllow, PermissionResultDeny, ToolPermissionContext
 from permissions.permission_helpers import TOOLS, Project, Recorder, context, decide, make_gate
 
 
@@ -178,9 +174,9 @@ async def test_failing_pre_tool_hook_blocks_and_is_reported(project: Project) ->
     )
     outcome, decision = await decide(gate, "Bash", {"command": "ls"}, project.root)
     assert outcome == "deny" and "bad hook" in decision.message
-    notices = gate.drain_notices()
+    notices = gate.end_batch().notices
     assert [n.kind for n in notices] == ["hook_error"] and "bad hook" in notices[0].message
-    assert gate.drain_notices() == []
+    assert gate.end_batch().notices == ()
 
 
 async def test_pre_tool_timeout_blocks(project: Project) -> None:
@@ -206,8 +202,10 @@ async def test_continue_false_denies_and_stops_the_run(project: Project) -> None
     )
     decision = await gate.before(TOOLS["Bash"], {"command": "ls"}, context(project.root))
     assert not decision.allowed and decision.interrupt
-    assert gate.stop_reason == "budget exhausted"
-    assert [n.message for n in gate.drain_notices()] == ["bye"]
+    report = gate.end_batch()
+    assert report.stop_reason == "budget exhausted"
+    assert [n.message for n in report.notices] == ["bye"]
+    assert gate.end_batch().stop_reason is None  # reported once, for the batch it ended
 
 
 async def test_pre_tool_additional_context_reaches_the_decision(project: Project) -> None:

@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from loopwright.permissions import PermissionMode
+from loopwright.types import PermissionMode
 from permissions.permission_helpers import Project, Recorder, decide, make_gate
 
 CALLS: dict[str, tuple[str, dict[str, Any]]] = {

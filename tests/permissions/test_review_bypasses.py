@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from loopwright.hooks.runner import HookMatcher
-from loopwright.permissions import PermissionMode
+from loopwright.types import PermissionMode
 from permissions.permission_helpers import Project, Recorder, decide, make_gate
 
 DENY = ["Read(./.env)", "Read(secrets/**)", "Edit(./config/**)", "Bash(rm *)"]

@@ -7,7 +7,7 @@ from typing import Any
 
 from loopwright.hooks.runner import HookMatcher
 from loopwright.messages import ToolUseBlock
-from loopwright.permissions.build import build_permission_gate
+from loopwright.session.permission_gate import build_permission_gate
 from loopwright.tools.base import SessionState, ToolContext
 from loopwright.tools.builtins import builtin_tool
 from loopwright.tools.executor import BatchOutcome, execute

@@ -287,7 +287,7 @@ def test_disable_all_hooks_follows_precedence(root: Path, home: Path) -> None:
 
 def test_bypass_lock_cannot_be_lifted_by_another_file(root: Path, home: Path) -> None:
     from loopwright.errors import ConfigurationError
-    from loopwright.permissions.build import build_permission_gate
+    from loopwright.session.permission_gate import build_permission_gate
 
     write(
         home / ".claude/settings.json", {"permissions": {"disableBypassPermissionsMode": "disable"}}

@@ -11,7 +11,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from loopwright.permissions import PermissionMode, PermissionPolicy, RuleSet
+from loopwright.permissions import PermissionPolicy, RuleSet
+from loopwright.types import PermissionMode
 from shell_fuzz import vocabulary as v
 from shell_fuzz.budget import BudgetKind, Violation, judge
 from shell_fuzz.fixture import build_template, reset_run_dir

@@ -16,10 +16,10 @@ from loopwright.hooks.runner import HookMatcher
 from loopwright.mcp import create_sdk_mcp_server
 from loopwright.messages import Message, ResultMessage, ToolResultBlock, UserMessage
 from loopwright.models.scripted import Step, raw_tool_call
-from loopwright.permissions.policy import PermissionResultAllow
 from loopwright.testing import ScriptedModel, text, tool_call
 from loopwright.tools.base import tool
 from loopwright.tools.input_checks import MAX_INPUT_DEPTH, MAX_INPUT_VALUES
+from loopwright.types import PermissionResultAllow
 
 
 def nested(depth: int) -> Any:

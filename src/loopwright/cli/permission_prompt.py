@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from loopwright.permissions import PermissionPolicy, RuleSet
-from loopwright.permissions.policy import (
+from loopwright.types import (
     PermissionResult,
     PermissionResultAllow,
     PermissionResultDeny,

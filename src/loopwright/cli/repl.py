@@ -101,10 +101,10 @@ class Repl:
                     thread.run(client.disconnect())
 
     def _greet(self, client: Client) -> None:
-        rt = client.runtime
+        session = client.session
         self.console.print(
-            f"[bold]loopwright[/bold] [dim]· model {escape(rt.model.name)} · session "
-            f"{rt.session_id} · cwd {escape(str(rt.state.cwd))}[/dim]\n"
+            f"[bold]loopwright[/bold] [dim]· model {escape(session.agent.model.name)} · session "
+            f"{session.session_id} · cwd {escape(str(session.state.cwd))}[/dim]\n"
             "[dim]/help for commands · /exit to quit · Ctrl-C interrupts a response[/dim]"
         )
 
@@ -126,7 +126,7 @@ class Repl:
                 self.console.print(HELP, markup=False)
             elif command.name == "cost":
                 context = thread.run(_context_usage(client))
-                self.console.print(cost_table(client.runtime, context))
+                self.console.print(cost_table(client.session, context))
             elif command.name == "model":
                 self._switch_model(thread, client, command.argument)
             else:
@@ -139,7 +139,7 @@ class Repl:
             except LoopwrightError as exc:
                 self.console.print(f"[red]{escape(str(exc))}[/red]")
                 return
-        self.console.print(f"model: {escape(client.runtime.model.name)}")
+        self.console.print(f"model: {escape(client.session.agent.model.name)}")
 
     # ------------------------------------------------------------------ one response
 

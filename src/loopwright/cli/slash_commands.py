@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 from rich.table import Table
 
-from loopwright.session.runtime import Runtime
+from loopwright.session.session import Session
 
 HELP = """\
 /compact [focus]  summarise the conversation so far (optionally: what to keep)
@@ -46,14 +46,14 @@ def parse_slash_command(line: str) -> SlashCommand | None:
     return SlashCommand(name.lower(), argument.strip())
 
 
-def cost_table(rt: Runtime, context: dict[str, object]) -> Table:
+def cost_table(session: Session, context: dict[str, object]) -> Table:
     """Session totals: every query of this session, subagents included."""
-    totals = rt.totals
+    totals = session.spend.total
     usage = totals.usage
     table = Table.grid(padding=(0, 2))
-    table.add_row("session", rt.session_id)
-    table.add_row("model", rt.model.name)
-    table.add_row("turns", str(rt.num_turns_total))
+    table.add_row("session", session.session_id)
+    table.add_row("model", session.agent.model.name)
+    table.add_row("turns", str(session.spend.turns))
     table.add_row(
         "tokens",
         f"{usage.input_tokens:,} in · {usage.output_tokens:,} out · "

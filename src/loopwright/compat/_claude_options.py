@@ -21,8 +21,9 @@ from loopwright.compat._model_choice import choose_model, model_is_overridden, w
 from loopwright.errors import ConfigurationError
 from loopwright.models.base import Effort, Model
 from loopwright.options import AgentDefinition as NativeAgentDefinition
-from loopwright.options import Options, PermissionMode
+from loopwright.options import Options
 from loopwright.tools.base import Tool
+from loopwright.types import PermissionMode
 
 SettingSource = Literal["user", "project", "local"]
 

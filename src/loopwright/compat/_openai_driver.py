@@ -14,7 +14,7 @@ from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from loopwright.client import open_runtime
+from loopwright.client import open_session
 from loopwright.compat._model_choice import warn_ignored
 from loopwright.compat._openai_agent import Agent, tool_enabled
 from loopwright.compat._openai_agent_errors import UserError
@@ -41,8 +41,6 @@ from loopwright.compat._openai_models import native_model
 from loopwright.compat._openai_output import output_format_for
 from loopwright.compat._openai_wrappers import RunModel, RunTool, call_hook, model_response
 from loopwright.guardrails import guarded_tool
-from loopwright.handoffs import HandoffAgent
-from loopwright.handoffs import handoff as native_handoff
 from loopwright.loop.run import agent_loop
 from loopwright.messages import (
     AssistantMessage,
@@ -57,7 +55,9 @@ from loopwright.messages import (
 )
 from loopwright.models.base import ModelResponse as NativeResponse
 from loopwright.options import Options
-from loopwright.session.runtime import Runtime
+from loopwright.session.session import Session
+from loopwright.subagents.handoffs import HandoffAgent
+from loopwright.subagents.handoffs import handoff as native_handoff
 
 DEFAULT_MAX_TURNS = 10
 CONTINUE_FROM_ASSISTANT = "Continue from your last message."
@@ -144,14 +144,14 @@ class RunDriver:
             # always answers a user turn, so an input ending with the assistant gets one.
             conversation.messages.append(UserMessage(CONTINUE_FROM_ASSISTANT))
         options = await self.native_options(self.starting_agent, conversation.system)
-        runtime = await open_runtime(options)
-        runtime.history.extend(conversation.messages[:-1])
+        session = await open_session(options)
+        session.conversation.messages.extend(conversation.messages[:-1])
         self.prior = list(conversation.messages[:-1])
         prompt = conversation.messages[-1]
         assert isinstance(prompt, UserMessage)
         await self.agent_started(self.starting_agent)
         with run_context(self.wrapper):
-            self.task = asyncio.create_task(self._pump(runtime, prompt))
+            self.task = asyncio.create_task(self._pump(session, prompt))
 
     async def native_options(self, agent: Any, system_extra: Sequence[str]) -> Options:
         settings = agent.model_settings.resolve(getattr(self.run_config, "model_settings", None))
@@ -237,12 +237,12 @@ class RunDriver:
 
     # ------------------------------------------------------------------ the pump
 
-    async def _pump(self, runtime: Runtime, prompt: UserMessage) -> None:
+    async def _pump(self, session: Session, prompt: UserMessage) -> None:
         try:
-            async for message in agent_loop(runtime, prompt):
+            async for message in agent_loop(session, prompt):
                 delivered = await self._observe(message)
                 if isinstance(message, UserMessage) and self.stop_output is None:
-                    await self._check_tool_use_behavior(message, runtime)
+                    await self._check_tool_use_behavior(message, session)
                 self.queue.put_nowait(delivered)
         except asyncio.CancelledError:
             raise
@@ -250,7 +250,7 @@ class RunDriver:
             self.queue.put_nowait(Failed(exc))
         finally:
             with contextlib.suppress(Exception):
-                await runtime.aclose()
+                await session.aclose()
             self.queue.put_nowait(None)
 
     async def _observe(self, message: Message) -> Delivered:
@@ -324,7 +324,7 @@ class RunDriver:
             and block.tool_use_id not in self.tool_outputs
         )
 
-    async def _check_tool_use_behavior(self, message: UserMessage, runtime: Runtime) -> None:
+    async def _check_tool_use_behavior(self, message: UserMessage, session: Session) -> None:
         from loopwright.compat._openai_output import tool_use_stops
 
         outputs = [
@@ -337,7 +337,7 @@ class RunDriver:
         stop = await tool_use_stops(self.current_agent, self.wrapper, outputs)
         if stop is not None:
             self.stop_output = stop
-            runtime.interrupt_event.set()  # ends the run before the model is asked again
+            session.interrupt_event.set()  # ends the run before the model is asked again
 
     # ------------------------------------------------------------------ consuming
 

@@ -9,7 +9,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from loopwright.handoffs import default_tool_name
+from loopwright.subagents.handoffs import default_tool_name
 
 
 @dataclass(frozen=True)

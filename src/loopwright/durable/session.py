@@ -1,6 +1,6 @@
 """One loopwright session as a DBOS workflow, and the ways to start one.
 
-The workflow builds the session's runtime, puts each model call and each tool call behind
+The workflow builds the session, puts each model call and each tool call behind
 a DBOS step, and runs the ordinary agent loop. When a crashed process comes back (or a live
 worker takes over a dead one's sessions), DBOS runs the workflow again from the top: every
 step that had completed returns its recorded output instead of running, so the loop walks
@@ -21,7 +21,7 @@ from typing import Any
 
 from dbos import DBOS, Queue, SetWorkflowID, WorkflowHandleAsync
 
-from loopwright.client import open_runtime
+from loopwright.client import open_session
 from loopwright.errors import ConfigurationError, LoopwrightError
 from loopwright.loop.run import agent_loop
 from loopwright.messages import ResultMessage, Usage, UserMessage
@@ -115,18 +115,23 @@ async def _run_session(prompt: str, options: Options, workflow_id: str | None) -
     )
     if replaying and session_id is not None:
         await _forget_transcript(options, session_id)
-    rt = await open_runtime(options)
-    rt.model = DurableModel(rt.model, provider)
-    rt.tools = durable_tools(
-        rt.tools, options.tool_timeout_seconds, worker_settings().idempotent_tools
+    session = await open_session(options)
+    # Each model call and each tool call becomes a step: the same Agent with wrapped parts.
+    agent = session.agent
+    tools = durable_tools(
+        dict(agent.tools), options.tool_timeout_seconds, worker_settings().idempotent_tools
+    )
+    # Not use_agent(): the durable model wraps the current one, so nothing is retired.
+    session.agent = dataclasses.replace(
+        agent, model=DurableModel(agent.model, provider), tools=tools
     )
     result: ResultMessage | None = None
     try:
-        async for message in agent_loop(rt, UserMessage(prompt)):
+        async for message in agent_loop(session, UserMessage(prompt)):
             if isinstance(message, ResultMessage):
                 result = message
     finally:
-        await rt.aclose()
+        await session.aclose()
     if result is None:  # pragma: no cover - the loop always ends with a result
         raise LoopwrightError("the durable run produced no result message")
     return result

@@ -128,11 +128,6 @@ HookInput: TypeAlias = (
 )
 
 
-def hook_input(event: HookEvent, *, session_id: str, cwd: str, **fields: Any) -> dict[str, Any]:
-    """Build an event input with the common fields first (what hooks receive as JSON)."""
-    return {"hook_event_name": event, "session_id": session_id, "cwd": cwd, **fields}
-
-
 # --------------------------------------------------------------------------- matchers
 
 

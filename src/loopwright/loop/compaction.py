@@ -4,16 +4,11 @@ says the prompt is too long, and manual through a ``/compact [focus]`` prompt.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
-
 from loopwright.context.compaction import compact, should_compact
 from loopwright.loop.steps import Finish, RunState, result_message
-from loopwright.messages import (
-    Message,
-    SystemMessage,
-    UserMessage,
-)
-from loopwright.session.runtime import Runtime
+from loopwright.loop.work import interruptible
+from loopwright.messages import Message, SystemMessage, UserMessage
+from loopwright.session.session import Session
 from loopwright.sessions.recorder import CompactTrigger
 
 
@@ -27,61 +22,70 @@ def manual_compact_focus(prompt: UserMessage) -> str | None:
     return text[len("/compact") :].strip()
 
 
-async def manual_compact(rt: Runtime, run: RunState, focus: str) -> AsyncIterator[Message]:
+async def manual_compact(session: Session, run: RunState, focus: str) -> list[Message]:
+    """The run of a ``/compact`` prompt: the compaction's messages, then the result."""
     try:
-        messages = await compact_history(rt, run, "manual", focus or None)
+        messages = await compact_history(session, "manual", focus or None)
     except Exception as exc:  # the summariser is a model call: anything may fail
-        yield result_message(
-            rt, run, Finish("error_during_execution", None, (f"compaction failed: {exc}",))
-        )
-        return
-    shrank = False
-    for message in messages:
-        if isinstance(message, SystemMessage) and message.subtype == "compact_boundary":
-            shrank = message.data["post_tokens"] < message.data["pre_tokens"]
-        yield message
+        failed = Finish("error_during_execution", None, (f"compaction failed: {exc}",))
+        return [result_message(session, run, failed)]
+    shrank = any(
+        isinstance(m, SystemMessage)
+        and m.subtype == "compact_boundary"
+        and m.data["post_tokens"] < m.data["pre_tokens"]
+        for m in messages
+    )
     run.final_text.append(
         "Conversation compacted."
         if shrank
         else "Nothing to compact: the conversation is already shorter than a summary of it."
     )
-    yield result_message(rt, run, Finish("success", "end_turn"))
+    return [*messages, result_message(session, run, Finish("success", "end_turn"))]
 
 
-def compaction_due(rt: Runtime, *, forced: bool = False) -> int | None:
-    """The context size when auto-compaction should run before the next request, else None.
+async def compact_if_due(session: Session, *, forced: bool = False) -> list[Message]:
+    """Compact before the next request when the context is past the threshold (or the
+    provider said the prompt is too long); an interrupt cancels it."""
+    tokens = _tokens_if_due(session, forced=forced)
+    if tokens is None:
+        return []
+    return await interruptible(session, _auto_compact(session, tokens)) or []
 
-    Cheap and synchronous, so the loop starts a (cancellable) compaction task only when
-    there is one to run.
-    """
-    if not rt.breaker.allow():
+
+def _tokens_if_due(session: Session, *, forced: bool) -> int | None:
+    """The context size when compaction should run, else None. Cheap and synchronous, so
+    a (cancellable) compaction task starts only when there is one to run."""
+    if not session.breaker.allow():
         return None
-    tokens = rt.meter.count(rt.history, system=rt.system_prompt, tools=rt.tool_specs).tokens
-    due = forced or should_compact(tokens, rt.window, rt.compaction.threshold)
-    return tokens if due else None
+    agent = session.agent
+    count = session.meter.count(
+        session.conversation.messages, system=agent.system_prompt, tools=agent.tool_specs()
+    )
+    due = forced or should_compact(count.tokens, agent.window, agent.compaction.threshold)
+    return count.tokens if due else None
 
 
-async def auto_compact(rt: Runtime, run: RunState, tokens: int) -> list[Message]:
+async def _auto_compact(session: Session, tokens: int) -> list[Message]:
     """Compact now; a failure is reported and counted by the circuit breaker, not raised."""
+    breaker = session.breaker
     try:
-        messages = await compact_history(rt, run, "auto", None, pre_tokens=tokens)
+        messages = await compact_history(session, "auto", None, pre_tokens=tokens)
     except Exception as exc:  # the summariser is a model call: anything may fail
-        rt.breaker.record_failure(exc)
-        note = rt.breaker.describe() if rt.breaker.open else f"auto-compaction failed: {exc}"
+        breaker.record_failure(exc)
+        note = breaker.describe() if breaker.open else f"auto-compaction failed: {exc}"
         return [SystemMessage("informational", {"message": note})]
-    rt.breaker.record_success()
+    breaker.record_success()
     return messages
 
 
 async def compact_history(
-    rt: Runtime,
-    run: RunState,
+    session: Session,
     trigger: CompactTrigger,
     focus: str | None,
     *,
     pre_tokens: int | None = None,
 ) -> list[Message]:
-    outcome, notices = await rt.fire_hook(
+    outcome, notices = await session.fire_hook(
         "PreCompact", match_value=trigger, trigger=trigger, custom_instructions=focus or ""
     )
     if outcome is not None and outcome.blocked:
@@ -93,23 +97,23 @@ async def compact_history(
                 {"message": f"compaction skipped: a PreCompact hook blocked it ({reason})"},
             ),
         ]
+    agent = session.agent
     result = await compact(
-        rt.history,
-        rt.model,
-        window=rt.window,
+        session.conversation.messages,
+        agent.model,
+        window=agent.window,
         trigger=trigger,
-        settings=rt.compaction,
+        settings=agent.compaction,
         focus=focus,
-        system=rt.system_prompt,
-        tools=rt.tool_specs,
+        system=agent.system_prompt,
+        tools=agent.tool_specs(),
         pre_tokens=pre_tokens,
     )
-    rt.history[:] = result.messages
-    rt.meter.reset()
+    session.meter.reset()
     if result.model:
-        rt.add_usage(result.model, result.usage)
-    if rt.recorder is not None and result.stage == "summarised":
-        await rt.recorder.compaction(
+        session.spend.add_usage(result.model, result.usage)
+    if result.stage == "summarised":
+        await session.conversation.compacted(
             result.messages,
             trigger=trigger,
             pre_tokens=result.pre_tokens,
@@ -118,4 +122,6 @@ async def compact_history(
             usage=result.usage,
             model=result.model,
         )
+    else:
+        session.conversation.replace(result.messages)
     return [*notices, SystemMessage("compact_boundary", result.boundary_data())]

@@ -6,18 +6,20 @@ Each model response becomes a tagged next step — :class:`Finish`, :class:`RunT
 
 from __future__ import annotations
 
+import asyncio
 import json
 import time
 from dataclasses import dataclass, field
 from typing import Any
 
+from loopwright.guardrails import GuardrailTrip
 from loopwright.messages import (
     ResultMessage,
     ResultSubtype,
     ToolUseBlock,
     UserMessage,
 )
-from loopwright.session.runtime import Runtime
+from loopwright.session.session import Session
 
 # How often a response cut by max_tokens mid-text is continued before the run ends.
 MAX_TEXT_CONTINUATIONS = 3
@@ -83,6 +85,12 @@ class RunState:
     cut_tool_call_retried: bool = False
     reactive_compaction_tried: bool = False
     stop_blocks: int = 0
+    # Input guardrails run beside the first model call and are settled after it.
+    input_checks: asyncio.Task[GuardrailTrip | None] | None = None
+
+    def take_input_checks(self) -> asyncio.Task[GuardrailTrip | None] | None:
+        checks, self.input_checks = self.input_checks, None
+        return checks
 
 
 def result_text(run: RunState, finish: Finish) -> str:
@@ -92,22 +100,24 @@ def result_text(run: RunState, finish: Finish) -> str:
     return text
 
 
-def result_message(rt: Runtime, run: RunState, finish: Finish) -> ResultMessage:
+def result_message(session: Session, run: RunState, finish: Finish) -> ResultMessage:
+    """The run's one ResultMessage: how it ended and what this run (only) spent."""
     elapsed_ms = int((time.monotonic() - run.started) * 1000)
     success = finish.subtype == "success"
+    spent = session.spend.run
     return ResultMessage(
         subtype=finish.subtype,
         is_error=not success,
         num_turns=run.num_turns,
-        session_id=rt.session_id,
+        session_id=session.session_id,
         duration_ms=elapsed_ms,
-        duration_api_ms=int(rt.run_totals.api_seconds * 1000),
-        total_cost_usd=rt.run_totals.cost_usd,
-        usage=rt.run_totals.usage,
+        duration_api_ms=int(spent.api_seconds * 1000),
+        total_cost_usd=spent.cost_usd,
+        usage=spent.usage,
         result=result_text(run, finish) if success else None,
         structured_output=finish.structured_output,
-        model_usage=rt.run_totals.model_usage,
+        model_usage=spent.model_usage,
         stop_reason=finish.stop_reason,
-        permission_denials=list(rt.run_denials),
+        permission_denials=list(session.spend.denials),
         errors=list(finish.errors),
     )

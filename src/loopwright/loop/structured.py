@@ -4,34 +4,34 @@ answer), after at most MAX_STRUCTURED_OUTPUT_RETRIES re-prompts.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from loopwright.loop.steps import AskAgain, Finish, NextStep, RunState
-from loopwright.messages import (
-    ToolResultBlock,
-    ToolUseBlock,
-    UserMessage,
-)
-from loopwright.session.runtime import Runtime
+from loopwright.messages import ToolResultBlock, ToolUseBlock, UserMessage
+from loopwright.session.agent import Agent
 from loopwright.tools.structured_output import (
     MAX_STRUCTURED_OUTPUT_RETRIES,
     STRUCTURED_OUTPUT_TOOL_NAME,
+    OutputFormat,
     extract_structured,
     reprompt_message,
     structured_from_text,
 )
 
 
-def structured_from_answer(rt: Runtime, run: RunState, text: str, stop: str | None) -> NextStep:
+def structured_from_answer(
+    agent: Agent, fmt: OutputFormat, run: RunState, text: str, stop: str | None
+) -> NextStep:
     """The model ended without calling StructuredOutput: accept a valid JSON answer, else
     ask again, at most MAX_STRUCTURED_OUTPUT_RETRIES times."""
-    assert rt.output_format is not None
-    value, errors = structured_from_text(rt.output_format, text)
+    value, errors = structured_from_text(fmt, text)
     if not errors:
         return Finish("success", stop or "end_turn", structured_output=value)
     run.final_text.clear()  # a rejected answer is not part of the result
-    return structured_retry(rt, run, None)
+    return structured_retry(agent, run, None)
 
 
-def structured_retry(rt: Runtime, run: RunState, errors: list[str] | None) -> NextStep:
+def structured_retry(agent: Agent, run: RunState, errors: list[str] | None) -> NextStep:
     run.structured_attempts += 1
     if run.structured_attempts > MAX_STRUCTURED_OUTPUT_RETRIES:
         return Finish(
@@ -43,21 +43,22 @@ def structured_retry(rt: Runtime, run: RunState, errors: list[str] | None) -> Ne
             ),
         )
     follow_up = reprompt_message(errors, run.structured_attempts)
-    return AskAgain(UserMessage(follow_up, rt.parent_tool_use_id) if errors is None else None)
+    return AskAgain(UserMessage(follow_up, agent.parent_tool_use_id) if errors is None else None)
 
 
 def structured_after_tools(
-    rt: Runtime, run: RunState, calls: list[ToolUseBlock], results: list[ToolResultBlock]
-) -> NextStep | None:
+    agent: Agent, run: RunState, calls: Sequence[ToolUseBlock], results: Sequence[ToolResultBlock]
+) -> Finish | None:
     """After a batch: a successful StructuredOutput call ends the run with its value."""
-    assert rt.output_format is not None
+    if agent.output_format is None:
+        return None
     for call, result in zip(calls, results, strict=True):
         if call.name != STRUCTURED_OUTPUT_TOOL_NAME:
             continue
-        value, errors = extract_structured(rt.output_format, call.input)
+        value, errors = extract_structured(agent.output_format, call.input)
         if not result.is_error and not errors:
             return Finish("success", "tool_use", structured_output=value)
         # The error result already told the model what to fix; count the attempt.
-        step = structured_retry(rt, run, errors or [result.text])
+        step = structured_retry(agent, run, errors or [result.text])
         return step if isinstance(step, Finish) else None
     return None

@@ -15,10 +15,10 @@ from loopwright.models._wire import (
     ClientPerLoop,
     Timeout,
     client_source,
-    is_context_overflow,
     retry_after_seconds,
     timeout_arguments,
 )
+from loopwright.models.overflow import is_context_overflow
 
 PROVIDER = "openai"
 

@@ -13,19 +13,9 @@ from loopwright.messages import ToolUseBlock
 from loopwright.models._client_pool import PooledClients, shared_client
 from loopwright.models.capabilities import Capabilities
 
+
 # Phrases providers use when the prompt does not fit; matched case-insensitively because
 # the wording (not the status code) is the only stable signal across servers.
-_CONTEXT_OVERFLOW_MARKERS = (
-    "prompt is too long",
-    "context_length_exceeded",
-    "context length",
-    "context window",
-    "maximum context",
-    "too many tokens",
-    "input is too long",
-)
-
-
 def tool_use_from_arguments(
     call_id: str, name: str, raw: str, provider_data: dict[str, Any] | None = None
 ) -> ToolUseBlock:
@@ -103,11 +93,6 @@ def json_content(body: Mapping[str, Any]) -> bytes:
     (O(history) on every turn); the client still adds auth and the JSON content type.
     """
     return json.dumps(body, ensure_ascii=False, separators=(",", ":")).encode()
-
-
-def is_context_overflow(message: str) -> bool:
-    lowered = message.lower()
-    return any(marker in lowered for marker in _CONTEXT_OVERFLOW_MARKERS)
 
 
 class _Closable(Protocol):

@@ -27,7 +27,6 @@ from loopwright.models._wire import (
     SDKProvider,
     Timeout,
     client_source,
-    is_context_overflow,
     json_content,
     retry_after_seconds,
     timeout_arguments,
@@ -42,6 +41,7 @@ from loopwright.models.base import (
     ToolInputDelta,
 )
 from loopwright.models.capabilities import Capabilities, capabilities_for
+from loopwright.models.overflow import is_context_overflow
 from loopwright.models.settings import ModelSettings, ServerTool
 
 _STOP_REASONS: dict[str, str] = {

@@ -11,35 +11,26 @@ from __future__ import annotations
 import inspect
 import json
 from collections.abc import Mapping
-from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any
 
-from loopwright.hooks.runner import HookEvent, HookOutcome, HookRunner, hook_input
+from loopwright.hooks.payloads import hook_payload, outcome_notices
+from loopwright.hooks.runner import HookEvent, HookOutcome, HookRunner
 from loopwright.messages import TextBlock
-from loopwright.permissions.policy import (
+from loopwright.permissions.policy import PermissionPolicy, Verdict
+from loopwright.tools.base import GateDecision, GateReport, Tool, ToolContext, ToolResult
+from loopwright.types import (
     CanUseTool,
+    HookNotice,
     PermissionMode,
-    PermissionPolicy,
     PermissionResultAllow,
     PermissionResultDeny,
     ToolPermissionContext,
-    Verdict,
 )
-from loopwright.tools.base import GateDecision, Tool, ToolContext, ToolResult
-
-
-@dataclass(frozen=True, slots=True)
-class HookNotice:
-    """Something a hook said for the user (systemMessage) or a hook failure."""
-
-    event: str
-    kind: Literal["system_message", "hook_error"]
-    message: str
 
 
 class PermissionGate:
-    """Decides whether each tool call runs. The loop reads ``permission_denials``,
-    ``drain_notices()`` and ``stop_reason`` after each batch."""
+    """Decides whether each tool call runs (the ToolGate protocol); after each batch the
+    loop reads what the batch's hooks said and whether one stopped the run (``end_batch``)."""
 
     def __init__(
         self,
@@ -72,9 +63,10 @@ class PermissionGate:
     def set_mode(self, mode: PermissionMode) -> None:
         self.policy.mode = mode
 
-    def drain_notices(self) -> list[HookNotice]:
-        notices, self.notices = self.notices, []
-        return notices
+    def end_batch(self) -> GateReport:
+        report = GateReport(tuple(self.notices), self.stop_reason)
+        self.notices, self.stop_reason = [], None
+        return report
 
     # ----------------------------------------------------------------- before
 
@@ -239,17 +231,19 @@ class PermissionGate:
     ) -> HookOutcome:
         if not self.hooks.has(event):
             return HookOutcome()
-        extra: dict[str, Any] = {"permission_mode": self.policy.mode, **self.hook_fields}
-        if self.transcript_path:
-            extra["transcript_path"] = self.transcript_path
-        payload = hook_input(
-            event, session_id=ctx.session_id or self.session_id, cwd=str(ctx.cwd), **extra, **fields
+        payload = hook_payload(
+            event,
+            session_id=ctx.session_id or self.session_id,
+            cwd=str(ctx.cwd),
+            permission_mode=self.policy.mode,
+            transcript_path=self.transcript_path,
+            scope_fields=self.hook_fields,
+            **fields,
         )
         outcome = await self.hooks.run(
             event, payload, match_value=match_value, tool_use_id=ctx.tool_use_id
         )
-        self.notices.extend(HookNotice(event, "system_message", m) for m in outcome.system_messages)
-        self.notices.extend(HookNotice(event, "hook_error", e) for e in outcome.errors)
+        self.notices.extend(outcome_notices(event, outcome))
         return outcome
 
 

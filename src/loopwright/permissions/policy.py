@@ -8,12 +8,11 @@ callback around it.
 from __future__ import annotations
 
 import os
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal, TypeAlias, get_args
+from typing import Any, Literal
 
-from loopwright.options import PermissionMode
 from loopwright.permissions.commands import (
     ACCEPT_EDITS_COMMANDS,
     arg_paths,
@@ -31,53 +30,13 @@ from loopwright.permissions.matching import (
     restrictive_match,
 )
 from loopwright.permissions.paths import spell, tree_has
+from loopwright.permissions.protected import PROTECTED_DIR_NAMES, PROTECTED_FILE_NAMES
 from loopwright.permissions.read_scope import denied_tree_read
 from loopwright.permissions.rules import PermissionRule, RuleSet
 from loopwright.permissions.shell import SimpleCommand
-from loopwright.sandbox.protected import PROTECTED_DIR_NAMES, PROTECTED_FILE_NAMES
-
-PERMISSION_MODES: tuple[str, ...] = get_args(PermissionMode)
-
-
-@dataclass(frozen=True, slots=True)
-class PermissionResultAllow:
-    """``can_use_tool`` approves, optionally with a replacement input."""
-
-    updated_input: dict[str, Any] | None = None
-    updated_permissions: list[Any] | None = None
-    behavior: Literal["allow"] = "allow"
-
-
-@dataclass(frozen=True, slots=True)
-class PermissionResultDeny:
-    """``can_use_tool`` refuses; ``message`` goes to the model; ``interrupt`` ends the run."""
-
-    message: str = ""
-    interrupt: bool = False
-    behavior: Literal["deny"] = "deny"
-
-
-PermissionResult: TypeAlias = PermissionResultAllow | PermissionResultDeny
-
-
-@dataclass(frozen=True, slots=True)
-class ToolPermissionContext:
-    """What ``can_use_tool`` is told about the call besides its name and input."""
-
-    tool_use_id: str = ""
-    session_id: str = ""
-    cwd: str = ""
-    permission_mode: PermissionMode = "default"
-    # Why the call was not settled by rules (e.g. "matches ask rule Bash(git push *)").
-    reason: str = ""
-    suggestions: list[Any] = field(default_factory=list[Any])
-    signal: Any = None  # kept for claude-agent-sdk compatibility; always None
-
-
-CanUseTool: TypeAlias = Callable[
-    [str, dict[str, Any], ToolPermissionContext],
-    Awaitable[PermissionResult] | PermissionResult,
-]
+from loopwright.types import (
+    PermissionMode,
+)
 
 VerdictBehavior = Literal["allow", "deny", "ask"]
 

@@ -15,8 +15,6 @@ from pathlib import Path
 from loopwright.permissions.paths import rule_matches_path, spell
 from loopwright.permissions.rules import PermissionRule
 
-READ_GUARD_SERVICE = "read_guard"
-
 
 @dataclass(frozen=True, slots=True)
 class ReadGuard:

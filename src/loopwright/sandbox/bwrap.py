@@ -34,8 +34,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from loopwright.errors import ConfigurationError
+from loopwright.permissions.protected import protected_bind_args
 from loopwright.sandbox.host_support import ISOLATION_FLAGS, check_available, find_bwrap
-from loopwright.sandbox.protected import protected_bind_args
 from loopwright.sandbox.proxy import DomainProxy
 from loopwright.sandbox.quarantine import ProtectedPathsWatch
 from loopwright.sessions.base import loopwright_home

@@ -29,8 +29,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from loopwright.sandbox.git_config_paths import config_named_paths
-from loopwright.sandbox.protected import (
+from loopwright.permissions.git_config_paths import config_named_paths
+from loopwright.permissions.protected import (
     GIT_DIR_PROTECTED,
     git_dirs,
     is_bare_repository,

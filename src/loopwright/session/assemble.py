@@ -1,9 +1,10 @@
-"""Options in, Runtime out: the model, the tools, the system prompt and the session.
+"""Options in, a Session out: the Agent, its Conversation and its Spend.
 
 Everything that turns what the user asked for into what the loop works with happens
-here, once per session: model strings resolved and wrapped for retries, built-in names
-turned into tools, MCP servers started, skills and subagents listed, the transcript
-opened (new, resumed, continued or forked).
+here, once per session: settings loaded, the model string resolved and wrapped for
+retries, built-in names turned into tools, MCP servers started, skills and subagents
+listed, the transcript opened (new, resumed, continued or forked). Extensions add to an
+AgentDraft; the Agent is built from it once, frozen.
 """
 
 from __future__ import annotations
@@ -11,28 +12,34 @@ from __future__ import annotations
 import dataclasses
 import os
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from loopwright.context.compaction import CompactionSettings
-from loopwright.context.tokens import ContextMeter, context_window
+from loopwright.context.tokens import ContextMeter
 from loopwright.errors import ConfigurationError
 from loopwright.messages import SystemMessage, new_uuid
 from loopwright.models.base import Model
 from loopwright.models.settings import check_provider_settings
-from loopwright.options import Options, PermissionMode
-from loopwright.permissions.build import build_permission_gate
+from loopwright.options import Options
 from loopwright.permissions.gate import PermissionGate
-from loopwright.permissions.read_guard import READ_GUARD_SERVICE, ReadGuard
+from loopwright.permissions.read_guard import ReadGuard
 from loopwright.sandbox import BwrapSandbox, SandboxSettings, masks_for_read_denials
+from loopwright.session.agent import Agent
+from loopwright.session.checkpoints import FileCheckpoints
+from loopwright.session.conversation import Conversation
 from loopwright.session.extensions import (
+    AgentDraft,
     add_agents,
     add_mcp_servers,
     add_skills,
     add_structured_output,
 )
-from loopwright.session.runtime import CountingModel, Runtime
+from loopwright.session.permission_gate import build_permission_gate
+from loopwright.session.resolve import resolve_model, resolve_tools, window_of, with_retries
+from loopwright.session.session import CountingModel, Session
 from loopwright.sessions import (
     latest_session,
     loopwright_home,
@@ -41,9 +48,11 @@ from loopwright.sessions import (
     resume_session,
 )
 from loopwright.sessions import start_session as start_stored_session
+from loopwright.sessions.transcript import RestoredSession
 from loopwright.settings.load import SETTING_SOURCES, Settings, find_project_root, load_settings
-from loopwright.tools.base import SessionState, Tool
+from loopwright.tools.base import READ_GUARD_SERVICE, SessionState
 from loopwright.tools.command_wrapper import CommandWrapper
+from loopwright.types import PermissionMode
 
 DEFAULT_SYSTEM_PROMPT = """\
 You are an agent working in a software project on the user's machine. Use the tools you \
@@ -54,65 +63,12 @@ summary of what you did and what you found, without calling a tool.
 Working directory: {cwd}"""
 
 
-def with_retries(model: Model, options: Options) -> Model:
-    """Every model call goes through the retry wrapper (also scripted ones: their error
-    steps exercise the same retries users get from real providers)."""
-    from loopwright.models.retry import RetryingModel
-
-    fallback = resolve_model(options.fallback_model) if options.fallback_model else None
-    return RetryingModel(model, max_retries=options.max_retries, fallback=fallback)
-
-
-def resolve_model(spec: str | Model | None) -> Model:
-    if spec is not None and not isinstance(spec, str):
-        return spec
-    from loopwright.models.registry import resolve_model as resolve_from_registry
-
-    return resolve_from_registry(spec)
-
-
-def resolve_tools(
-    requested: Sequence[str | Tool] | None, disallowed: Sequence[str]
-) -> dict[str, Tool]:
-    """Exactly the tools the model will see, by name, in the order given."""
-    entries: Sequence[str | Tool] = list(requested) if requested is not None else []
-    if requested is None:
-        from loopwright.tools.builtins import BUILTIN_TOOL_NAMES
-
-        entries = list(BUILTIN_TOOL_NAMES)
-    removed = {name for name in disallowed if "(" not in name}
-    tools: dict[str, Tool] = {}
-    for entry in entries:
-        if isinstance(entry, str) and entry in EXTENSION_TOOL_NAMES:
-            continue  # made later from the session's agents and skills
-        tool = _builtin(entry) if isinstance(entry, str) else entry
-        if tool.name in removed:
-            continue
-        if tool.name in tools:
-            raise ConfigurationError(
-                f"two tools are named {tool.name!r}; tool names must be unique — rename one"
-            )
-        tools[tool.name] = tool
-    return tools
-
-
-# Tools built from the session's own configuration rather than from the built-in registry.
-EXTENSION_TOOL_NAMES = frozenset({"Agent", "Skill"})
-
-
 def _wants(options: Options, name: str) -> bool:
     """Whether the model should get an extension tool: listed in ``tools`` (or all tools
     requested), and not removed by ``disallowed_tools``."""
     if name in options.disallowed_tools:
         return False
     return options.tools is None or any(entry == name for entry in options.tools)
-
-
-def _builtin(name: str) -> Tool:
-    # Imported on demand: sessions made only of @tool functions never load the built-ins.
-    from loopwright.tools.builtins import builtin_tool
-
-    return builtin_tool(name)
 
 
 def build_system_prompt(options: Options, cwd: Path, memory: str = "") -> str:
@@ -131,8 +87,19 @@ def setting_sources(options: Options) -> tuple[str, ...]:
     return SETTING_SOURCES if options.setting_sources is None else tuple(options.setting_sources)
 
 
-def create_runtime(options: Options, *, parent_tool_use_id: str | None = None) -> Runtime:
-    """The session's pieces, not yet connected to a transcript (see :func:`open_runtime`)."""
+@dataclass(frozen=True, slots=True)
+class _Base:
+    """What assembly knows before extensions start: where, which settings, which model."""
+
+    cwd: Path
+    settings: Settings | None
+    model: Model  # the provider inside the retry wrapper
+    gate: PermissionGate
+    session_id: str
+    reasoning_ignored: bool  # effort / thinking asked of a model without reasoning controls
+
+
+def _base(options: Options) -> _Base:
     cwd = Path(options.cwd or os.getcwd()).resolve()
     if not cwd.is_dir():
         raise ConfigurationError(f"cwd {cwd} is not a directory; pass an existing directory")
@@ -150,56 +117,27 @@ def create_runtime(options: Options, *, parent_tool_use_id: str | None = None) -
     provider = resolve_model(options.model)
     # A setting the provider cannot send fails here, not on the first request.
     check_provider_settings(provider, options.model_settings, options.server_tools)
-    model = with_retries(provider, options)
-    # A provider knows its own window ([1m] variants, user overrides); else the table.
-    known = getattr(model, "context_window", None)
-    window = (
-        options.context_window
-        or (known if isinstance(known, int) else None)
-        or (context_window(model.name))
-    )
     session_id = options.session_id or new_uuid()
     gate = _gate(options, cwd, settings, session_id)
-    rt = Runtime(
-        options=options,
-        model=model,
-        tools=resolve_tools(options.tools, options.disallowed_tools),
-        state=SessionState(cwd=cwd),
-        session_id=session_id,
-        system_prompt=build_system_prompt(options, cwd, settings.memory if settings else ""),
-        parent_tool_use_id=parent_tool_use_id,
-        gate=gate,
-        hooks=gate.hooks,
-        meter=ContextMeter(window),
-        compaction=CompactionSettings(
-            threshold=options.compaction_threshold,
-            instructions=compact_instructions(settings.memory) if settings else None,
-        ),
-        base_working_dirs=gate.policy.working_dirs,
-    )
-    if getattr(provider, "supports_reasoning", True) is False and (
+    reasoning_ignored = getattr(provider, "supports_reasoning", True) is False and (
         options.effort is not None or options.thinking is not None
-    ):
-        rt.notices.append(
-            f"{provider.name} has no reasoning controls: the effort and thinking options are "
-            "ignored for it"
-        )
-    if settings is not None:
-        rt.notices.extend(settings.warnings)
-    rt.notices.extend(gate.rule_warnings)
-
-    def subagent_gate(mode: PermissionMode, hook_fields: dict[str, Any]) -> PermissionGate:
-        narrowed = dataclasses.replace(options, permission_mode=mode)
-        return _gate(narrowed, cwd, settings, session_id, hook_fields=hook_fields)
-
-    rt.gate_factory = subagent_gate
-    _services(rt, settings)
-    rt.services[READ_GUARD_SERVICE] = ReadGuard.from_rules(
-        gate.policy.rules.deny,
-        gate.policy.working_dirs[0] if gate.policy.working_dirs else cwd,
-        gate.policy.home,
     )
-    return rt
+    return _Base(
+        cwd, settings, with_retries(provider, options), gate, session_id, reasoning_ignored
+    )
+
+
+def _start_notices(options: Options, base: _Base) -> list[str]:
+    notices: list[str] = []
+    if base.reasoning_ignored:
+        notices.append(
+            f"{base.model.name} has no reasoning controls: the effort and thinking options "
+            "are ignored for it"
+        )
+    if base.settings is not None:
+        notices.extend(base.settings.warnings)
+    notices.extend(base.gate.rule_warnings)
+    return notices
 
 
 def _gate(
@@ -219,33 +157,43 @@ def _gate(
     )
 
 
-def _services(rt: Runtime, settings: Settings | None) -> None:
-    """What tools may use: the session's model (WebFetch summaries, counted in the totals),
-    the question callback, the search backend, and how to run commands (env, sandbox)."""
-    options = rt.options
-    rt.services["model"] = CountingModel(rt)
+def _services(
+    options: Options, base: _Base, state: SessionState, notices: list[str]
+) -> dict[str, Any]:
+    """What tools may use: the question callback, the search backend, the read guard, and
+    how to run commands (env, sandbox). The session's own model is added with the Session."""
+    settings = base.settings
+    policy = base.gate.policy
+    services: dict[str, Any] = {
+        READ_GUARD_SERVICE: ReadGuard.from_rules(
+            policy.rules.deny,
+            policy.working_dirs[0] if policy.working_dirs else base.cwd,
+            policy.home,
+        )
+    }
     if options.ask_user is not None:
-        rt.services["ask_user"] = options.ask_user
+        services["ask_user"] = options.ask_user
     if options.web_search_backend is not None:
-        rt.services["web_search"] = options.web_search_backend
+        services["web_search"] = options.web_search_backend
     env = {**(settings.env if settings else {}), **options.env}
     sandbox_settings = options.sandbox or (settings.sandbox if settings else None)
     sandbox: BwrapSandbox | None = None
     if sandbox_settings is not None and sandbox_settings.enabled:
         sandbox = BwrapSandbox(
-            _with_denied_paths_masked(sandbox_settings, rt, settings),
-            rt.working_dirs,
-            quarantine_dir=session_data_dir(rt.state.cwd, rt.session_id) / "quarantine",
+            _with_denied_paths_masked(sandbox_settings, base),
+            policy.working_dirs or (base.cwd,),
+            quarantine_dir=session_data_dir(base.cwd, base.session_id) / "quarantine",
         )
-        rt.state.resources["sandbox"] = sandbox
-        rt.notices.extend(sandbox.notices)
+        state.resources["sandbox"] = sandbox
+        notices.extend(sandbox.notices)
         if not sandbox.available:
-            rt.notices.append(
+            notices.append(
                 "the sandbox is not available, so Bash runs UNSANDBOXED "
                 f"(allow_unsandboxed=True): {sandbox.unavailable_reason}"
             )
     if env or sandbox is not None:
-        rt.services["command_wrapper"] = CommandWrapper(env, sandbox)
+        services["command_wrapper"] = CommandWrapper(env, sandbox)
+    return services
 
 
 def session_data_dir(cwd: Path, session_id: str) -> Path:
@@ -253,15 +201,13 @@ def session_data_dir(cwd: Path, session_id: str) -> Path:
     return loopwright_home() / "projects" / project_key(cwd) / session_id
 
 
-def _with_denied_paths_masked(
-    sandbox: SandboxSettings, rt: Runtime, settings: Settings | None
-) -> SandboxSettings:
+def _with_denied_paths_masked(sandbox: SandboxSettings, base: _Base) -> SandboxSettings:
     """Paths that Read deny rules (and every settings file's denyRead) name are masked in
     the sandbox too, also when the sandbox settings came from Options."""
+    settings = base.settings
     extra = settings.sandbox.masked_paths if settings and settings.sandbox else ()
-    if isinstance(rt.gate, PermissionGate):
-        policy = rt.gate.policy
-        extra += masks_for_read_denials(policy.rules.deny, rt.state.cwd, policy.home)
+    policy = base.gate.policy
+    extra += masks_for_read_denials(policy.rules.deny, base.cwd, policy.home)
     masked = tuple(dict.fromkeys((*sandbox.masked_paths, *extra)))
     return dataclasses.replace(sandbox, masked_paths=masked)
 
@@ -274,25 +220,88 @@ def compact_instructions(memory: str) -> str | None:
     return match.group(1).strip() or None if match else None
 
 
-async def open_runtime(options: Options) -> Runtime:
-    """A runtime with its extensions started and its transcript opened."""
-    rt = create_runtime(options)
+async def open_session(options: Options) -> Session:
+    """Options in, a Session out: its Agent built, extensions started, transcript opened."""
+    base = _base(options)
+    state = SessionState(cwd=base.cwd)
+    notices = _start_notices(options, base)
     try:
-        await _add_extensions(rt)
-        await _open_session(rt)
+        services = _services(options, base, state, notices)
+        draft = AgentDraft(
+            tools=resolve_tools(options.tools, options.disallowed_tools),
+            system_prompt=build_system_prompt(
+                options, base.cwd, base.settings.memory if base.settings else ""
+            ),
+            window=window_of(base.model, options),
+            notices=notices,
+        )
+        await _add_extensions(draft, options, state)
+        conversation, session_id, restored = await _open_transcript(options, base)
     except BaseException:
-        await rt.aclose()  # MCP servers may already be running
+        await _close_resources(state, base.model)  # MCP servers may already be running
         raise
-    rt.pending_notices.extend(
-        SystemMessage("informational", {"message": notice}) for notice in rt.notices
+    session = Session(
+        agent=_agent(options, base, draft),
+        session_id=session_id,
+        state=state,
+        conversation=conversation,
+        services=services,
+        meter=ContextMeter(draft.window),
+        checkpoints=FileCheckpoints() if options.enable_file_checkpointing else None,
     )
-    return rt
+    conversation.snapshot = session.snapshot
+    services["model"] = CountingModel(session)  # tools' own calls count in the totals
+    session.pending_notices.extend(
+        SystemMessage("informational", {"message": notice}) for notice in draft.notices
+    )
+    if restored is not None:
+        _restore(session, restored)
+    return session
 
 
-async def _add_extensions(rt: Runtime) -> None:
-    options = rt.options
+def _agent(options: Options, base: _Base, draft: AgentDraft) -> Agent:
+    settings = base.settings
+
+    def subagent_gate(mode: PermissionMode, hook_fields: Mapping[str, Any]) -> PermissionGate:
+        narrowed = dataclasses.replace(options, permission_mode=mode)
+        return _gate(narrowed, base.cwd, settings, base.session_id, hook_fields=hook_fields)
+
+    return Agent(
+        options=options,
+        model=base.model,
+        tools=draft.tools,
+        system_prompt=draft.system_prompt,
+        gate=base.gate,
+        hooks=base.gate.hooks,
+        working_dirs=base.gate.policy.working_dirs or (base.cwd,),
+        window=draft.window,
+        compaction=CompactionSettings(
+            threshold=options.compaction_threshold,
+            instructions=compact_instructions(settings.memory) if settings else None,
+        ),
+        output_format=draft.output_format,
+        deferred=draft.deferred,
+        guardrails=tuple(options.guardrails),
+        gate_factory=subagent_gate,
+        mcp_status=tuple(draft.mcp_status),
+        agent_names=tuple(draft.agent_names),
+        skill_names=tuple(draft.skill_names),
+    )
+
+
+async def _close_resources(state: SessionState, model: Model) -> None:
+    for resource in list(state.resources.values()):
+        closer = getattr(resource, "aclose", None)
+        if closer is not None:
+            await closer()
+    closer = getattr(model, "aclose", None)
+    if closer is not None:
+        await closer()
+
+
+async def _add_extensions(draft: AgentDraft, options: Options, state: SessionState) -> None:
     sources = setting_sources(options)
-    root = find_project_root(rt.state.cwd)
+    root = find_project_root(state.cwd)
     mcp_configs: dict[str, Any] = {}
     project_mcp = root / ".mcp.json"
     if "project" in sources and project_mcp.is_file():
@@ -301,20 +310,23 @@ async def _add_extensions(rt: Runtime) -> None:
 
             mcp_configs.update(load_mcp_json(project_mcp))
         else:  # a stdio server in an untrusted repository is code execution at start-up
-            rt.notices.append(f"{project_mcp} was not loaded: trust_project=False")
+            draft.notices.append(f"{project_mcp} was not loaded: trust_project=False")
     mcp_configs.update(options.mcp_servers)
-    await add_mcp_servers(rt, mcp_configs)
+    await add_mcp_servers(draft, options, state, mcp_configs)
+    trusted = options.trust_project
     add_skills(
-        rt,
-        _config_dirs(sources, root, "skills", trusted=options.trust_project),
+        draft,
+        options,
+        _config_dirs(sources, root, "skills", trusted=trusted),
         _wants(options, "Skill"),
     )
     add_agents(
-        rt,
-        _config_dirs(sources, root, "agents", trusted=options.trust_project),
+        draft,
+        options,
+        _config_dirs(sources, root, "agents", trusted=trusted),
         _wants(options, "Agent"),
     )
-    add_structured_output(rt)
+    add_structured_output(draft, options)
 
 
 def _config_dirs(sources: Sequence[str], root: Path, kind: str, *, trusted: bool) -> list[Path]:
@@ -329,17 +341,19 @@ def _config_dirs(sources: Sequence[str], root: Path, kind: str, *, trusted: bool
     return [base / directory / kind for base in bases for directory in (".claude", ".loopwright")]
 
 
-async def _open_session(rt: Runtime) -> None:
-    options = rt.options
+async def _open_transcript(
+    options: Options, base: _Base
+) -> tuple[Conversation, str, RestoredSession | None]:
+    """The session's transcript: new, resumed, continued or forked (or none at all)."""
     wants_history = options.resume is not None or options.continue_conversation
     if not options.persist_session and not wants_history:
-        return
-    store = open_store(options.session_store, cwd=rt.state.cwd)
+        return Conversation(), base.session_id, None
+    store = open_store(options.session_store, cwd=base.cwd)
     resume_id = options.resume
     if resume_id is None and options.continue_conversation:
-        resume_id = await latest_session(store, rt.state.cwd)
+        resume_id = await latest_session(store, base.cwd)
     if resume_id is None:
-        opened = await start_stored_session(store, rt.session_id, rt.state.cwd)
+        opened = await start_stored_session(store, base.session_id, base.cwd)
     else:
         opened = await resume_session(
             store,
@@ -348,25 +362,28 @@ async def _open_session(rt: Runtime) -> None:
             fork=options.fork_session,
             new_session_id=options.session_id if options.fork_session else None,
         )
-    rt.session_id = opened.session_id
-    rt.session_lock = opened.lock
-    rt.recorder = opened.recorder if options.persist_session else None
     path_of = getattr(store, "path_of", None)  # file-backed stores can say where
-    transcript = path_of(rt.session_id) if path_of is not None else None
-    if transcript is not None:
-        rt.transcript_path = str(transcript)
-        if isinstance(rt.gate, PermissionGate):
-            rt.gate.transcript_path = rt.transcript_path
-    # A store the user handed us may serve other sessions: only close the ones we opened.
-    rt.owns_store = options.session_store is None or isinstance(options.session_store, str)
-    restored = opened.restored
-    if restored is not None:
-        rt.history = list(restored.messages)
-        restored.state.apply_to(rt.state)
-        rt.totals.usage = restored.usage
-        rt.totals.cost_usd = restored.total_cost_usd
-        rt.totals.model_usage = {k: dict(v) for k, v in restored.state.model_usage.items()}
-        rt.num_turns_total = restored.num_turns
-        rt.pending_notices.extend(
-            SystemMessage("informational", {"message": warning}) for warning in restored.warnings
-        )
+    transcript = path_of(opened.session_id) if path_of is not None else None
+    transcript_path = str(transcript) if transcript is not None else None
+    base.gate.transcript_path = transcript_path
+    conversation = Conversation(
+        recorder=opened.recorder if options.persist_session else None,
+        transcript_path=transcript_path,
+        lock=opened.lock,
+        # A store the user handed us may serve other sessions: only close ones we opened.
+        owns_store=options.session_store is None or isinstance(options.session_store, str),
+    )
+    return conversation, opened.session_id, opened.restored
+
+
+def _restore(session: Session, restored: RestoredSession) -> None:
+    session.conversation.messages = list(restored.messages)
+    restored.state.apply_to(session.state)
+    totals = session.spend.total
+    totals.usage = restored.usage
+    totals.cost_usd = restored.total_cost_usd
+    totals.model_usage = {k: dict(v) for k, v in restored.state.model_usage.items()}
+    session.spend.turns = restored.num_turns
+    session.pending_notices.extend(
+        SystemMessage("informational", {"message": warning}) for warning in restored.warnings
+    )

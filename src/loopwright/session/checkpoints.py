@@ -16,7 +16,6 @@ from typing import Any
 
 from loopwright.errors import LoopwrightError
 
-FILE_CHECKPOINTS_SERVICE = "file_checkpoints"
 EDITING_TOOLS = {"Write": "file_path", "Edit": "file_path", "NotebookEdit": "notebook_path"}
 
 

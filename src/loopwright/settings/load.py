@@ -22,12 +22,12 @@ from typing import Any, Literal, TypeAlias, cast
 from loopwright.errors import SettingsError
 from loopwright.hooks.commands import CommandHook
 from loopwright.hooks.runner import HOOK_EVENTS, HookCallback, HookMatcher, check_matcher
-from loopwright.permissions.policy import PERMISSION_MODES, PermissionMode
 from loopwright.permissions.read_guard import ReadGuard
 from loopwright.permissions.rules import RuleSet, RuleSyntaxError
 from loopwright.sandbox.bwrap import SandboxSettings
 from loopwright.sandbox.config import SandboxLayer, merge_sandbox_layers, parse_sandbox_section
 from loopwright.settings.memory import load_memory
+from loopwright.types import PERMISSION_MODES, PermissionMode
 
 SettingSource: TypeAlias = Literal["user", "project", "local"]
 SETTING_SOURCES: tuple[SettingSource, ...] = ("user", "project", "local")

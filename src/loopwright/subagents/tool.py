@@ -20,6 +20,7 @@ from typing import Any
 
 from loopwright.options import AgentDefinition
 from loopwright.tools.base import ToolContext, ToolResult
+from loopwright.types import PermissionMode
 
 AGENT_TOOL_NAME = "Agent"
 RUN_SUBAGENT_SERVICE = "run_subagent"
@@ -55,6 +56,22 @@ def narrow_tools(parent_tool_names: Sequence[str], definition: AgentDefinition) 
         return available
     patterns = [entry.split("(", 1)[0].strip() for entry in definition.tools]
     return [name for name in available if any(_grants(p, name) for p in patterns)]
+
+
+# Least to most permissive: a subagent may ask for a stricter mode, never a looser one.
+_MODE_ORDER: tuple[PermissionMode, ...] = (
+    "plan",
+    "dontAsk",
+    "default",
+    "acceptEdits",
+    "bypassPermissions",
+)
+
+
+def narrower_mode(parent: PermissionMode, requested: PermissionMode | None) -> PermissionMode:
+    if requested is None or requested not in _MODE_ORDER or parent not in _MODE_ORDER:
+        return parent
+    return parent if _MODE_ORDER.index(parent) <= _MODE_ORDER.index(requested) else requested
 
 
 def _grants(pattern: str, name: str) -> bool:

@@ -14,8 +14,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol, get_type_hints, overload, runtime_checkable
 
-from loopwright.errors import ToolInputError
+from loopwright.errors import ConfigurationError, ToolInputError
 from loopwright.messages import ImageBlock, Message, TextBlock
+from loopwright.types import HookNotice, PermissionMode
 
 if TYPE_CHECKING:  # pydantic is loaded only when a @tool is made: start-up stays fast
     from pydantic import TypeAdapter, ValidationError
@@ -313,8 +314,38 @@ class GateDecision:
     additional_context: str | None = None
 
 
+# Tools that find files themselves (Grep, Glob) ask this service about every path.
+READ_GUARD_SERVICE = "read_guard"
+
+
+@runtime_checkable
+class PathGuard(Protocol):
+    """Which paths the session's Read deny rules hide (see permissions.read_guard)."""
+
+    @property
+    def active(self) -> bool: ...
+
+    def denied(self, path: str, cwd: Path) -> bool: ...
+
+
+@dataclass(frozen=True, slots=True)
+class GateReport:
+    """What a gate learned during one batch: what hooks said, and whether one stopped the run."""
+
+    notices: tuple[HookNotice, ...] = ()
+    stop_reason: str | None = None
+
+
 class ToolGate(Protocol):
-    """Runs around every tool call: permissions and PreToolUse before, PostToolUse after."""
+    """Runs around every tool call: permissions and PreToolUse before, PostToolUse after.
+
+    Everything the loop and the Client use of a gate is declared here.
+    """
+
+    @property
+    def mode(self) -> PermissionMode: ...
+
+    def set_mode(self, mode: PermissionMode) -> None: ...
 
     async def before(self, tool: Tool, input: dict[str, Any], ctx: ToolContext) -> GateDecision: ...
 
@@ -322,11 +353,23 @@ class ToolGate(Protocol):
         self, tool: Tool, input: dict[str, Any], result: ToolResult, ctx: ToolContext
     ) -> ToolResult: ...
 
+    def end_batch(self) -> GateReport:
+        """What the batch that just ended left to report; the gate forgets it."""
+        ...
+
 
 class OpenGate:
     """Lets every call run unchanged (used when no permission policy is configured)."""
 
-    stop_reason: str | None = None
+    @property
+    def mode(self) -> PermissionMode:
+        return "bypassPermissions"
+
+    def set_mode(self, mode: PermissionMode) -> None:
+        raise ConfigurationError(
+            "this session runs without a permission gate, so there is no mode to change; "
+            "build it from Options (permission_mode=...) to get one"
+        )
 
     async def before(self, tool: Tool, input: dict[str, Any], ctx: ToolContext) -> GateDecision:
         return GateDecision(True, input)
@@ -335,3 +378,6 @@ class OpenGate:
         self, tool: Tool, input: dict[str, Any], result: ToolResult, ctx: ToolContext
     ) -> ToolResult:
         return result
+
+    def end_batch(self) -> GateReport:
+        return GateReport()

@@ -1,7 +1,4 @@
-"""The Edit tool: exact string replacement in a file the session has read.
-
-Also home of :func:`stale_read_problem`, the read-before-write check Write shares.
-"""
+"""The Edit tool: exact string replacement in a file the session has read."""
 
 from __future__ import annotations
 
@@ -11,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from loopwright.tools.base import SessionState, ToolContext, ToolResult
-from loopwright.tools.read import absolute_path
+from loopwright.tools.file_access import absolute_path, stale_read_problem
 
 SNIPPET_CONTEXT_LINES = 3
 
@@ -41,22 +38,6 @@ EDIT_SCHEMA: dict[str, Any] = {
     "required": ["file_path", "old_string", "new_string"],
     "additionalProperties": False,
 }
-
-
-def stale_read_problem(path: Path, state: SessionState, verb: str) -> str | None:
-    """Why ``path`` may not be changed now, or None when the session's read is current."""
-    record = state.read_files.get(str(path))
-    if record is None:
-        return f"{path} has not been read in this session; Read it before you {verb} it"
-    if record.partial:
-        return (
-            f"only part of {path} was read (the view was cut short); Read it with "
-            f"offset/limit covering the part you change before you {verb} it"
-        )
-    stat = path.stat()
-    if stat.st_mtime_ns != record.mtime_ns or stat.st_size != record.size:
-        return f"{path} changed on disk since it was last read; Read it again before you {verb} it"
-    return None
 
 
 def _snippet(text: str, start: int, length: int) -> str:

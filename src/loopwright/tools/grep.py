@@ -15,8 +15,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Literal
 
-from loopwright.permissions.read_guard import READ_GUARD_SERVICE, ReadGuard
-from loopwright.tools.base import ToolContext, ToolResult
+from loopwright.tools.base import READ_GUARD_SERVICE, PathGuard, ToolContext, ToolResult
 from loopwright.tools.ripgrep import RgOutput, run_rg, run_rg_lines
 
 OutputMode = Literal["files_with_matches", "content", "count"]
@@ -177,7 +176,7 @@ def _count_pairs(stdout: bytes) -> list[tuple[str, str]]:
     return sorted((path, count) for path, count in pairs)
 
 
-def _guarded(request: GrepRequest, guard: ReadGuard, cwd: Path) -> GrepRequest:
+def _guarded(request: GrepRequest, guard: PathGuard, cwd: Path) -> GrepRequest:
     """The same search, with rg printing a NUL after each path so every line of output
     can be traced to its file and dropped when a Read deny rule covers that file."""
     args = list(request.rg_args)
@@ -279,7 +278,7 @@ class GrepTool:
         if isinstance(request, str):
             return ToolResult.error(request)
         guard = ctx.services.get(READ_GUARD_SERVICE)
-        if isinstance(guard, ReadGuard) and guard.active:
+        if isinstance(guard, PathGuard) and guard.active:
             request = _guarded(request, guard, ctx.state.cwd)
         args = [*request.rg_args, "-e", request.pattern, "--", str(request.path)]
         try:

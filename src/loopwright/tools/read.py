@@ -7,7 +7,6 @@ file tools agree on what a valid ``file_path`` is.
 from __future__ import annotations
 
 import asyncio
-import os
 import stat
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -15,6 +14,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from loopwright.tools.base import ToolContext, ToolResult
+from loopwright.tools.file_access import absolute_path
 from loopwright.tools.read_formats import render_notebook, render_pdf
 from loopwright.tools.read_image import (
     IMAGE_SUFFIXES,
@@ -65,18 +65,6 @@ READ_SCHEMA: dict[str, Any] = {
     "required": ["file_path"],
     "additionalProperties": False,
 }
-
-
-def absolute_path(raw: object, field_name: str = "file_path") -> Path | str:
-    """The normalised absolute path, or a message saying why ``raw`` is not one."""
-    if not isinstance(raw, str) or not raw:
-        return f"{field_name} must be a non-empty string"
-    if "\x00" in raw:
-        return f"{field_name} contains a NUL byte; remove it and try again"
-    expanded = os.path.expanduser(raw)
-    if not os.path.isabs(expanded):
-        return f"{field_name} must be an absolute path, got {raw!r}"
-    return Path(os.path.normpath(expanded))
 
 
 def positive_int(raw: object, field_name: str, default: int | None) -> int | str | None:

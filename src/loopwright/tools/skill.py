@@ -14,8 +14,8 @@ from pathlib import Path
 from typing import Any, Literal
 
 from loopwright.errors import ConfigurationError, SettingsError
-from loopwright.subagents.files import parse_frontmatter
 from loopwright.tools.base import ToolContext, ToolResult, run_blocking
+from loopwright.tools.frontmatter import parse_frontmatter
 
 SKILL_TOOL_NAME = "Skill"
 SKILL_FILE = "SKILL.md"

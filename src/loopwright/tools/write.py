@@ -8,8 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from loopwright.tools.base import SessionState, ToolContext, ToolResult
-from loopwright.tools.edit import stale_read_problem
-from loopwright.tools.read import absolute_path
+from loopwright.tools.file_access import absolute_path, stale_read_problem
 
 WRITE_DESCRIPTION = """\
 Write a file to the local filesystem, replacing it if it exists.

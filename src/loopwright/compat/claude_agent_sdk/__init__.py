@@ -145,9 +145,9 @@ from loopwright.messages import (
     block_from_dict,
 )
 from loopwright.models.base import Model
-from loopwright.options import PermissionMode
-from loopwright.permissions.policy import (
+from loopwright.types import (
     CanUseTool,
+    PermissionMode,
     PermissionResult,
     PermissionResultAllow,
     PermissionResultDeny,
@@ -337,16 +337,16 @@ class ClaudeSDKClient:
 
     async def get_server_info(self) -> dict[str, Any] | None:
         self._require_connection()
-        runtime = self._client.runtime
+        session = self._client.session
         return {
-            "session_id": runtime.session_id,
-            "model": runtime.model.name,
-            "tools": list(runtime.tools),
+            "session_id": session.session_id,
+            "model": session.agent.model.name,
+            "tools": list(session.agent.tools),
         }
 
     async def get_mcp_status(self) -> dict[str, Any]:
         self._require_connection()
-        return {"mcpServers": list(self._client.runtime.mcp_status)}
+        return {"mcpServers": [dict(s) for s in self._client.session.agent.mcp_status]}
 
 
 __all__ = [

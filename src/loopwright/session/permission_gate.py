@@ -14,11 +14,11 @@ from typing import Any
 
 from loopwright.errors import ConfigurationError
 from loopwright.hooks.runner import HookMatcher, HookRunner
-from loopwright.options import PermissionMode
 from loopwright.permissions.gate import PermissionGate
-from loopwright.permissions.policy import CanUseTool, PermissionPolicy
+from loopwright.permissions.policy import PermissionPolicy
 from loopwright.permissions.rules import RuleSet
 from loopwright.settings.load import Settings
+from loopwright.types import CanUseTool, PermissionMode
 
 
 def build_permission_gate(

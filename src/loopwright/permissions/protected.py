@@ -32,7 +32,7 @@ import os
 from collections.abc import Iterable
 from pathlib import Path
 
-from loopwright.sandbox.git_config_paths import config_named_paths
+from loopwright.permissions.git_config_paths import config_named_paths
 
 # Directories anywhere in a path that make it protected (the policy's view) and, at the
 # top of a working directory, that the sandbox keeps read-only or quarantines.

@@ -28,8 +28,6 @@ from loopwright.tools.base import Tool, ToolContext, ToolResult
 
 # Where a handoff tool leaves the switch for the loop (in the session's services).
 PENDING_HANDOFF_SERVICE = "pending_handoff"
-ACTIVE_AGENT_SERVICE = "active_agent"
-ACTIVE_GUARDRAILS_SERVICE = "active_guardrails"
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

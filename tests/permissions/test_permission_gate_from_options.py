@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from loopwright.hooks.runner import HookMatcher
-from loopwright.permissions.build import build_permission_gate, session_working_dirs
+from loopwright.session.permission_gate import build_permission_gate, session_working_dirs
 from loopwright.settings.load import load_settings
 from permissions.permission_helpers import Project, Recorder, decide
 

@@ -2,18 +2,25 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from loopwright.guardrails import Guardrail
+from loopwright.hooks.runner import HookMatcher
 from loopwright.models.base import Effort, Model, ThinkingConfig
 from loopwright.models.settings import ModelSettings, ServerTool
-from loopwright.options_validation import validate_agent_definition, validate_options
+from loopwright.options.validation import validate_agent_definition, validate_options
 from loopwright.tools.base import Tool
+from loopwright.types import AskUser, CanUseTool, PermissionMode
 
-PermissionMode = Literal["default", "acceptEdits", "plan", "dontAsk", "bypassPermissions"]
+if TYPE_CHECKING:  # import cost only (MCP, the sandbox, stores load when a session uses them)
+    from loopwright.mcp.config import McpServerConfig
+    from loopwright.sandbox.bwrap import SandboxSettings
+    from loopwright.sessions.base import SessionStore
+    from loopwright.tools.structured_output import OutputFormat
+    from loopwright.tools.web_search import SearchBackend
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -82,12 +89,12 @@ class Options:
     permission_mode: PermissionMode | None = None
     allowed_tools: list[str] = field(default_factory=list[str])
     # can_use_tool(name, input, ctx) -> PermissionResultAllow | PermissionResultDeny.
-    can_use_tool: Any = None
+    can_use_tool: CanUseTool | None = None
     # {event: [HookMatcher(matcher, [callback], timeout)]}; command hooks come from settings.
-    hooks: dict[str, list[Any]] | None = None
+    hooks: dict[str, list[HookMatcher]] | None = None
     include_hook_events: bool = False
     # Bash inside bubblewrap: loopwright.sandbox.SandboxSettings(enabled=True, ...).
-    sandbox: Any = None
+    sandbox: SandboxSettings | None = None
     env: dict[str, str] = field(default_factory=dict[str, str])
 
     # Which settings to load from disk: "user" (~/.claude, ~/.loopwright), "project" and
@@ -100,14 +107,16 @@ class Options:
 
     # Extensions: MCP servers by name (stdio/sse/http configs, or create_sdk_mcp_server()),
     # subagents for the Agent tool, skills (None = all found), a final structured answer.
-    mcp_servers: dict[str, Any] = field(default_factory=dict[str, Any])
+    mcp_servers: Mapping[str, McpServerConfig | Mapping[str, Any]] = field(
+        default_factory=dict[str, Any]
+    )
     mcp_connect_timeout: float = 30.0
     agents: dict[str, AgentDefinition] | None = None
     skills: list[str] | Literal["all"] | None = None
     # {"type": "json_schema", "schema": {...}} or a pydantic model class.
-    output_format: Any = None
+    output_format: dict[str, Any] | type[Any] | OutputFormat | None = None
     # Input, output and tool guardrails (loopwright.guardrails); a tripped one ends the run
-    # with subtype error_guardrail_tripped. Handoffs are tools: loopwright.handoffs.handoff().
+    # with subtype error_guardrail_tripped. Handoffs are tools: loopwright.handoff().
     guardrails: Sequence[Guardrail] = ()
     # Snapshot files that Write/Edit change, per prompt, for Client.rewind_files().
     enable_file_checkpointing: bool = False
@@ -117,9 +126,9 @@ class Options:
 
     # AskUserQuestion goes to this callback (sync or async: questions -> answers dict);
     # without one the tool is denied with a clear message.
-    ask_user: Any = None
+    ask_user: AskUser | None = None
     # WebSearch's backend (loopwright.tools.web_search.SearchBackend).
-    web_search_backend: Any = None
+    web_search_backend: SearchBackend | None = None
 
     include_partial_messages: bool = False
     raise_on_error: bool = False
@@ -128,7 +137,7 @@ class Options:
     session_id: str | None = None
     # None/"jsonl" (under $LOOPWRIGHT_HOME), "jsonl:<home>", "sqlite:<path>",
     # "postgresql://…", or any SessionStore object.
-    session_store: Any = None
+    session_store: SessionStore | str | None = None
     persist_session: bool = True
     resume: str | None = None
     continue_conversation: bool = False

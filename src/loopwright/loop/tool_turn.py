@@ -1,0 +1,136 @@
+"""One batch of tool calls: run under the gate (as its own task, so an interrupt can stop
+it), every call answered — by its result, or by why it has none."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Sequence
+from dataclasses import dataclass
+from functools import partial
+from typing import Any
+
+from loopwright.hooks.payloads import notice_messages
+from loopwright.loop.agents import guard_tools
+from loopwright.loop.steps import INTERRUPTED_BY_USER, INTERRUPTED_RESULT, Finish
+from loopwright.loop.work import Ended, Outbox, drain
+from loopwright.messages import (
+    AssistantMessage,
+    ContentBlock,
+    Message,
+    SystemMessage,
+    ToolResultBlock,
+    ToolUseBlock,
+    UserMessage,
+)
+from loopwright.session.session import Session
+from loopwright.tools.base import ToolContext
+from loopwright.tools.executor import BatchOutcome, execute
+
+
+@dataclass(frozen=True, slots=True)
+class ToolTurn:
+    """The batch's results (one per call, in order), what the gate reported, and whether
+    the run must end here."""
+
+    results: list[ToolResultBlock]
+    message: UserMessage
+    denials: list[dict[str, Any]]
+    notices: list[SystemMessage]
+    stop: Finish | None  # interrupted, or a denial / hook stopped the run
+    failed: Finish | None  # the batch itself broke
+
+
+async def tool_turn(
+    session: Session, calls: Sequence[ToolUseBlock]
+) -> AsyncIterator[Message | ToolTurn]:
+    """Run the calls; yields what tools emit while they run, then the ToolTurn."""
+    # The executor fills this in as calls finish, so an interrupted batch keeps the
+    # results it already has.
+    outcome = BatchOutcome()
+    ended: Ended[None] = Ended()
+    async for item in drain(
+        session, partial(_execute, session=session, calls=calls, outcome=outcome)
+    ):
+        if isinstance(item, Ended):
+            ended = item
+        else:
+            yield item
+    results = outcome.ordered(calls, _missing_result(ended, outcome))
+    report = session.agent.gate.end_batch()
+    yield ToolTurn(
+        results=results,
+        message=UserMessage(list(results), session.agent.parent_tool_use_id),
+        denials=outcome.denials,
+        notices=notice_messages(report.notices),
+        stop=_stop(session, ended, outcome, report.stop_reason),
+        failed=_failed(ended),
+    )
+
+
+def close_calls(session: Session, calls: Sequence[ToolUseBlock], reason: str) -> UserMessage:
+    """Results for calls that will never run, so no tool_use is left without one."""
+    blocks: list[ContentBlock] = [ToolResultBlock(c.id, reason, is_error=True) for c in calls]
+    return UserMessage(blocks, session.agent.parent_tool_use_id)
+
+
+def orphans_closed(session: Session, reason: str = INTERRUPTED_RESULT) -> UserMessage | None:
+    """Results for the calls of a last assistant message that never got them (if any)."""
+    last = session.conversation.last
+    if not isinstance(last, AssistantMessage) or not last.tool_calls:
+        return None
+    return close_calls(session, last.tool_calls, reason)
+
+
+async def _execute(
+    outbox: Outbox, *, session: Session, calls: Sequence[ToolUseBlock], outcome: BatchOutcome
+) -> None:
+    async def emit(message: Message) -> None:
+        outbox.put_nowait(message)
+
+    agent = session.agent
+
+    def make_context(call: ToolUseBlock) -> ToolContext:
+        return ToolContext(
+            state=session.state,
+            tool_use_id=call.id,
+            session_id=session.session_id,
+            working_dirs=agent.working_dirs,
+            emit=emit,
+            services=session.services,
+        )
+
+    if session.checkpoints is not None:
+        for call in calls:
+            session.checkpoints.before_tool(call.name, call.input, session.state.cwd)
+    await execute(
+        calls,
+        guard_tools(agent, agent.active_tools()),
+        make_context,
+        agent.gate,
+        outcome,
+        default_timeout=agent.options.tool_timeout_seconds,
+    )
+
+
+def _missing_result(ended: Ended[None], outcome: BatchOutcome) -> str:
+    """The result of a call that never produced one."""
+    if ended.cancelled:
+        return INTERRUPTED_RESULT
+    if outcome.interrupt_requested:
+        return "Not run: an earlier call in this response was denied and the run was stopped."
+    return f"Error: the tool call could not be completed: {ended.failure}"
+
+
+def _stop(
+    session: Session, ended: Ended[None], outcome: BatchOutcome, stop_reason: str | None
+) -> Finish | None:
+    if ended.cancelled or session.interrupted:
+        return INTERRUPTED_BY_USER
+    if outcome.interrupt_requested or stop_reason:
+        return Finish("interrupted", None, (stop_reason or "a permission denial stopped the run",))
+    return None
+
+
+def _failed(ended: Ended[None]) -> Finish | None:
+    if ended.failure is None or ended.cancelled:
+        return None
+    return Finish("error_during_execution", None, (f"tool execution failed: {ended.failure!r}",))

@@ -1,0 +1,91 @@
+"""Agent: what a session is — its model, tools, system prompt, gate, hooks and limits.
+
+Built once by assembly and never changed: a handoff or ``Client.set_model`` makes a new
+Agent (``dataclasses.replace``) for the same Conversation, and a subagent is a new Agent
+with a child Spend.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from loopwright.context.compaction import CompactionSettings
+from loopwright.errors import ConfigurationError
+from loopwright.guardrails import Guardrail
+from loopwright.hooks.runner import HookRunner
+from loopwright.models.base import Model, ThinkingConfig, ToolSpec
+from loopwright.options import Options
+from loopwright.tools.base import Tool, ToolGate
+from loopwright.tools.structured_output import OutputFormat
+from loopwright.tools.tool_search import DeferredToolRegistry
+from loopwright.types import PermissionMode
+
+# Builds a gate with the session's rules for a subagent: (its mode, its hook fields).
+GateFactory = Callable[[PermissionMode, Mapping[str, Any]], ToolGate]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Agent:
+    options: Options  # the limits and knobs (max_turns, budgets, max_tokens, effort …)
+    model: Model
+    tools: Mapping[str, Tool]
+    system_prompt: str
+    gate: ToolGate
+    hooks: HookRunner | None = None
+    # Where file tools may work without asking: the starting cwd and added dirs.
+    working_dirs: tuple[Path, ...] = ()
+    window: int = 128_000
+    compaction: CompactionSettings = field(default_factory=CompactionSettings)
+    # The run must end with a valid call of the StructuredOutput tool.
+    output_format: OutputFormat | None = None
+    # MCP tools behind ToolSearch; loaded ones join the tools the model sees.
+    deferred: DeferredToolRegistry | None = None
+    guardrails: Sequence[Guardrail] = ()
+    name: str | None = None  # set by a handoff: the agent now talking
+    # Inside a subagent: the Agent call it answers, and agent_id/agent_type for hooks.
+    parent_tool_use_id: str | None = None
+    hook_fields: Mapping[str, Any] = field(default_factory=dict[str, Any])
+    gate_factory: GateFactory | None = None
+    # Shown in the init message.
+    mcp_status: Sequence[Mapping[str, Any]] = ()
+    agent_names: Sequence[str] = ()
+    skill_names: Sequence[str] = ()
+
+    def active_tools(self) -> Mapping[str, Tool]:
+        """The tools callable now: the agent's, plus deferred ones the model has loaded."""
+        if self.deferred is None:
+            return self.tools
+        return {**self.tools, **{t.name: t for t in self.deferred.loaded()}}
+
+    def tool_specs(self) -> list[ToolSpec]:
+        return [
+            ToolSpec(t.name, t.description, t.input_schema) for t in self.active_tools().values()
+        ]
+
+    @property
+    def permission_mode(self) -> PermissionMode:
+        return self.gate.mode
+
+    def thinking(self) -> ThinkingConfig | None:
+        return thinking_config(self.options.thinking)
+
+
+def thinking_config(raw: ThinkingConfig | Mapping[str, Any] | None) -> ThinkingConfig | None:
+    """Options.thinking as a ThinkingConfig; a dict with unknown keys is a clear error."""
+    if raw is None or isinstance(raw, ThinkingConfig):
+        return raw
+    try:
+        config = ThinkingConfig(**raw)
+    except TypeError as exc:
+        raise ConfigurationError(
+            f"thinking={raw!r} is not valid ({exc}); use keys type "
+            "('adaptive'|'enabled'|'disabled'), budget_tokens and display"
+        ) from exc
+    if config.type not in ("adaptive", "enabled", "disabled"):
+        raise ConfigurationError(
+            f"thinking type {config.type!r} is not one of 'adaptive', 'enabled', 'disabled'"
+        )
+    return config

@@ -1,0 +1,87 @@
+"""Spend: what a session has used — tokens, cost, API time, turns, permission denials.
+
+A subagent gets a child Spend: whatever it spends is added to its parent's (and so on up
+the chain), so a parent's result and budget always include its subagents.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from loopwright.cost import add_costs, cost_of
+from loopwright.messages import Usage
+
+
+@dataclass(slots=True)
+class Totals:
+    """Tokens, cost and API time, in all and per model."""
+
+    usage: Usage = field(default_factory=Usage)
+    cost_usd: float | None = 0.0
+    api_seconds: float = 0.0
+    model_usage: dict[str, dict[str, Any]] = field(default_factory=dict[str, dict[str, Any]])
+
+    def add(self, model: str, usage: Usage) -> None:
+        self.usage = self.usage + usage
+        cost = cost_of(model, usage)
+        # One unpriced model makes the total unknown: None, never a guess.
+        self.cost_usd = add_costs(self.cost_usd, cost)
+        entry = self.model_usage.setdefault(
+            model,
+            {
+                "input_tokens": 0,
+                "output_tokens": 0,
+                "cache_read_input_tokens": 0,
+                "cache_creation_input_tokens": 0,
+                "cost_usd": 0.0,
+            },
+        )
+        for key, value in usage.to_dict().items():
+            entry[key] += value
+        entry["cost_usd"] = add_costs(entry["cost_usd"], cost)
+
+
+@dataclass(slots=True)
+class Spend:
+    """The session's totals, the run in progress (what its ResultMessage reports), and the
+    run's permission denials."""
+
+    total: Totals = field(default_factory=Totals)
+    run: Totals = field(default_factory=Totals)
+    denials: list[dict[str, Any]] = field(default_factory=list[dict[str, Any]])
+    turns: int = 0  # tool-use turns over the session's life
+    parent: Spend | None = None
+
+    def child(self) -> Spend:
+        return Spend(parent=self)
+
+    def start_run(self) -> None:
+        """A run's ResultMessage counts only itself."""
+        self.run = Totals()
+        self.denials = []
+
+    def _chain(self) -> list[Spend]:
+        chain: list[Spend] = []
+        spend: Spend | None = self
+        while spend is not None:
+            chain.append(spend)
+            spend = spend.parent
+        return chain
+
+    def add_usage(self, model: str, usage: Usage) -> None:
+        for spend in self._chain():
+            spend.total.add(model, usage)
+            spend.run.add(model, usage)
+
+    def add_api_seconds(self, seconds: float) -> None:
+        for spend in self._chain():
+            spend.total.api_seconds += seconds
+            spend.run.api_seconds += seconds
+
+    def add_denials(self, denials: list[dict[str, Any]]) -> None:
+        for spend in self._chain():
+            spend.denials.extend(denials)
+
+    def add_turn(self) -> None:
+        self.turns += 1
