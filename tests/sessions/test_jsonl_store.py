@@ -12,6 +12,7 @@ from loopwright.messages import UserMessage
 from loopwright.sessions import (
     JSONLStore,
     SessionError,
+    SessionRecorder,
     TranscriptCorruptError,
     project_key,
     restore,
@@ -165,3 +166,22 @@ async def test_listing_skips_nothing_when_a_file_is_torn(tmp_path: Path) -> None
         handle.write(b"{")
     infos = await JSONLStore(tmp_path, cwd="/p").list(project_key("/p"))
     assert [(i.session_id, i.entry_count) for i in infos] == [("s", 2)]
+
+
+async def test_a_complete_bad_last_line_is_reported_now_not_after_the_next_append(
+    tmp_path: Path,
+) -> None:
+    store = JSONLStore(tmp_path, cwd="/p")
+    await SessionRecorder(store, "s").message(UserMessage("task"))
+    path = store.path_of("s")
+    assert path is not None
+    with path.open("ab") as handle:
+        handle.write(b'{"v":1,"kind":"message","oops"}\n')  # complete, so not a torn write
+    with pytest.raises(TranscriptCorruptError) as caught:
+        await store.load("s")
+    assert caught.value.line_number == 2
+    skipping = JSONLStore(tmp_path, cwd="/p", corrupt_lines="skip")
+    resumed = restore(await skipping.load("s"))
+    await SessionRecorder(skipping, "s", parent_uuid=resumed.last_uuid).message(UserMessage("more"))
+    await skipping.aclose()
+    assert [m.content for m in restore(await skipping.load("s")).messages] == ["task", "more"]

@@ -1,4 +1,5 @@
-"""Bypasses found in the permissions/tools review, driven through the real loop and tools."""
+"""Shell tricks that would dodge a deny rule or a critical-path guard, refused through the
+real loop and tools."""
 
 import subprocess
 from pathlib import Path
