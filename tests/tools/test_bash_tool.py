@@ -9,6 +9,7 @@ from typing import Any
 
 from tools_test_helpers import process_state, wait_for_file, wait_until_dead
 
+from error_advice import assert_says_what_to_do
 from loopwright.tools.base import SessionState, ToolContext, ToolResult
 from loopwright.tools.bash import BashTool
 
@@ -94,9 +95,15 @@ async def test_command_wrapper_transforms_argv(ctx: ToolContext) -> None:
 
 
 async def test_malformed_inputs_are_error_results(ctx: ToolContext) -> None:
-    for input in ({}, {"command": ""}, {"command": 5}, {"command": "true", "timeout": -1}):
+    for input, fix in (
+        ({}, "command must be a non-empty string"),
+        ({"command": ""}, "command must be a non-empty string"),
+        ({"command": 5}, "command must be a non-empty string"),
+        ({"command": "true", "timeout": -1}, "timeout must be a positive number of milliseconds"),
+    ):
         result = await BashTool().call(dict(input), ctx)
         assert result.is_error, input
+        assert_says_what_to_do(result.content, fix)
 
 
 async def test_no_zombie_left_after_a_command(ctx: ToolContext, tmp_path: Path) -> None:
