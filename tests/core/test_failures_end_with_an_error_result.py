@@ -4,8 +4,9 @@ compacting) end it with an error result rather than an exception from the stream
 from pathlib import Path
 from typing import Any
 
+from error_advice import assert_says_what_to_do
 from loopwright import Options, query
-from loopwright.messages import Message, ResultMessage, Usage
+from loopwright.messages import Message, ResultMessage, SystemMessage, Usage
 from loopwright.models.base import ModelRequest
 from loopwright.testing import FunctionModel, ScriptedModel, text, tool_call
 
@@ -18,6 +19,9 @@ async def test_bad_thinking_option_ends_with_an_error_result() -> None:
     async for message in query("go", base_options(model, thinking={"kind": "enabled"})):
         messages.append(message)
     assert isinstance(messages[-1], ResultMessage) and messages[-1].is_error
+    assert_says_what_to_do(
+        messages[-1].errors[0], "use keys type ('adaptive'|'enabled'|'disabled'), budget_tokens"
+    )
 
 
 async def test_store_failure_ends_with_an_error_result(tmp_path: Path) -> None:
@@ -56,3 +60,10 @@ async def test_model_crash_during_compaction_ends_with_an_error_result() -> None
     async for message in query("go", options):
         messages.append(message)
     assert isinstance(messages[-1], ResultMessage) and messages[-1].is_error
+    notices = [
+        str(m.data.get("message"))
+        for m in messages
+        if isinstance(m, SystemMessage) and m.subtype == "informational"
+    ]
+    assert any("provider bug" in notice for notice in notices), notices
+    assert_says_what_to_do(notices[-1], "run /compact to try again or start a new session")

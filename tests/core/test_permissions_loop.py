@@ -4,6 +4,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+from error_advice import assert_says_what_to_do
 from loopwright import Client, Options, run
 from loopwright.hooks import HookMatcher
 from loopwright.messages import ResultMessage, SystemMessage
@@ -207,6 +208,7 @@ async def test_broken_settings_file_is_a_clear_error(tmp_path: Path) -> None:
         await run("go", Options(model=ScriptedModel([]), cwd=tmp_path, setting_sources=["project"]))
     except Exception as exc:
         assert "settings.json" in str(exc)
+        assert_says_what_to_do(exc, "Fix the JSON or remove the file")
     else:
         raise AssertionError("a broken settings file must not be ignored")
 
