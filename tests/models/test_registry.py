@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 
+from error_advice import assert_says_what_to_do
 from loopwright.errors import ConfigurationError
 from loopwright.models.anthropic import AnthropicModel
 from loopwright.models.openai_chat import OpenAIChatModel
@@ -87,17 +88,22 @@ def test_nothing_configured_says_what_to_set() -> None:
         assert needle in message
 
 
+BAD_MODEL_STRINGS = [
+    ("mystery-model", "cannot tell which provider", "use anthropic:<id>, openai:<id>"),
+    ("anthropic:", "names no model", "write anthropic:<model id>"),
+    ("openai:gpt-5.5", "OPENAI_API_KEY", "set it, or choose another model"),
+    ("sonnet", "ANTHROPIC_API_KEY", "set it, or choose another model"),
+    ("openai-chat:gpt-5.5", "base_url", "openai-chat:<id>?base_url=http://localhost:11434/v1"),
+    ("openai-chat:x?base=1", "unknown option", "supported: base_url, api_key_env"),
+]
+
+
 @pytest.mark.parametrize(
-    ("spec", "needle"),
-    [
-        ("mystery-model", "cannot tell which provider"),
-        ("anthropic:", "names no model"),
-        ("openai:gpt-5.5", "OPENAI_API_KEY"),
-        ("sonnet", "ANTHROPIC_API_KEY"),
-        ("openai-chat:gpt-5.5", "base_url"),
-        ("openai-chat:x?base=1", "unknown option"),
-    ],
+    ("spec", "needle", "fix"),
+    BAD_MODEL_STRINGS,
+    ids=[f"{spec}-{needle}" for spec, needle, _ in BAD_MODEL_STRINGS],
 )
-def test_bad_strings_explain_themselves(spec: str, needle: str) -> None:
-    with pytest.raises(ConfigurationError, match=needle):
+def test_bad_strings_explain_themselves(spec: str, needle: str, fix: str) -> None:
+    with pytest.raises(ConfigurationError, match=needle) as caught:
         resolve_model(spec, env={})
+    assert_says_what_to_do(caught.value, fix)
