@@ -23,6 +23,7 @@ async def test_default_mode_without_a_callback_denies_and_the_loop_goes_on(tmp_p
     )
     denied = tool_results(messages)[0]
     assert denied.is_error and not (tmp_path / "made").exists()
+    assert_says_what_to_do(denied.text, "add an allow rule such as allowed_tools=['Bash']")
     result = messages[-1]
     assert isinstance(result, ResultMessage) and result.subtype == "success"
     assert result.permission_denials[0]["tool_name"] == "Bash"
