@@ -99,6 +99,7 @@ async def test_subagent_crash_is_an_error_result(ctx: ToolContext) -> None:
     tool = make_agent_tool({})
     result = await tool.call({"description": "x", "prompt": "y"}, ctx)
     assert result.is_error and "model unavailable" in str(result.content)
+    assert_says_what_to_do(result.content, "or do the task yourself")
 
 
 async def test_empty_prompt_is_rejected(ctx: ToolContext) -> None:

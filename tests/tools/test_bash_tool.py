@@ -60,6 +60,7 @@ async def test_timeout_kills_the_child_process_tree(ctx: ToolContext, tmp_path: 
     command = f"(sleep 60 & echo $! > {pid_file}; wait) ; echo never"
     result = await bash(ctx, command, timeout=500)
     assert result.is_error and "timed out" in str(result.content)
+    assert_says_what_to_do(result.content, "Pass a larger timeout", "run_in_background")
     grandchild = int(wait_for_file(pid_file))
     assert wait_until_dead(grandchild)
 
@@ -117,6 +118,7 @@ async def test_no_zombie_left_after_a_command(ctx: ToolContext, tmp_path: Path) 
 async def test_runaway_output_is_killed(ctx: ToolContext) -> None:
     result = await BashTool(max_output_file_bytes=2_000_000).call({"command": "yes"}, ctx)
     assert result.is_error and "output passed 2000000 bytes" in str(result.content)
+    assert_says_what_to_do(result.content, "Redirect it to a file", "filter it (| head, | grep)")
 
 
 async def test_cd_through_a_symlink_out_of_the_working_dir_is_reset(tmp_path: Path) -> None:
