@@ -3,6 +3,7 @@ skipped call's result says why."""
 
 from typing import Any
 
+from error_advice import assert_says_what_to_do
 from loopwright import Client
 from loopwright.messages import (
     AssistantMessage,
@@ -45,6 +46,7 @@ async def test_tool_call_cut_twice_by_max_tokens_still_gets_a_result() -> None:
         await client.query("two")
         [m async for m in client.receive_response()]
     assert isinstance(first[-1], ResultMessage) and first[-1].is_error
+    assert_says_what_to_do(first[-1].errors[0], "raise max_tokens")
     # The history the model gets for the next prompt must pair every tool_use.
     assert unanswered_calls(model.requests[2].messages) == []
 
