@@ -215,24 +215,24 @@ def test_cli_without_settings_leaves_them_unset() -> None:
     assert options_from_args(parser.parse_args([])).model_settings is None
 
 
-BAD_SETTING_FLAGS = [
-    ("seed", "KEY=VALUE", "e.g. --setting seed=7"),
-    ("seed=x", "seed=x", "seed takes a whole number, e.g. seed=7"),
-    ("parallel_tool_calls=maybe", "true or false", "parallel_tool_calls takes true or false"),
-]
+# How the error for each bad --setting says to write it.
+FIX_FOR_SETTING = {
+    "seed": "e.g. --setting seed=7",
+    "seed=x": "seed takes a whole number, e.g. seed=7",
+    "parallel_tool_calls=maybe": "parallel_tool_calls takes true or false",
+}
 
 
 @pytest.mark.parametrize(
-    ("assignment", "needle", "fix"),
-    BAD_SETTING_FLAGS,
-    ids=[f"{assignment}-{needle}" for assignment, needle, _ in BAD_SETTING_FLAGS],
+    ("assignment", "needle"),
+    [("seed", "KEY=VALUE"), ("seed=x", "seed=x"), ("parallel_tool_calls=maybe", "true or false")],
 )
-def test_bad_setting_flags_say_how_to_write_them(assignment: str, needle: str, fix: str) -> None:
+def test_bad_setting_flags_say_how_to_write_them(assignment: str, needle: str) -> None:
     parser = argparse.ArgumentParser()
     add_agent_arguments(parser)
     with pytest.raises(ConfigurationError, match=needle) as caught:
         options_from_args(parser.parse_args(["--setting", assignment]))
-    assert_says_what_to_do(caught.value, fix)
+    assert_says_what_to_do(caught.value, FIX_FOR_SETTING[assignment])
 
 
 def test_out_of_range_temperature_says_the_range() -> None:
