@@ -9,6 +9,8 @@ from pathlib import Path
 import pytest
 import yaml
 
+from error_advice import assert_says_what_to_do
+
 CLI = [sys.executable, "-m", "loopwright.cli.main"]
 
 
@@ -120,6 +122,7 @@ def test_broken_script_is_a_clear_error(tmp_path: Path) -> None:
     done = run_cli("-p", "go", "--model", f"scripted:{script}", cwd=tmp_path)
     assert done.returncode != 0
     assert "bad.yaml, step 1" in done.stderr
+    assert_says_what_to_do(done.stderr, "a step needs text, tool_call, tool_calls or error")
 
 
 def test_demo_fixes_the_sample_project(tmp_path: Path) -> None:
@@ -148,25 +151,40 @@ def test_an_empty_print_prompt_is_a_clear_usage_error(tmp_path: Path) -> None:
     done = run_cli("-p", "  ", "--model", f"scripted:{simple_script(tmp_path)}", cwd=tmp_path)
     assert done.returncode == 2
     assert "the prompt is empty" in done.stderr
+    assert_says_what_to_do(done.stderr, 'say what to do: -p "PROMPT"')
+
+
+# The flags, what the refusal says, and the fix it names (the last three name it in `said`).
+NONSENSE_FLAGS = [
+    (
+        ["--resume-at", "abc"],
+        "--resume-at applies to a resumed session",
+        "add --resume SESSION_ID or --continue",
+    ),
+    (
+        ["--fork-session"],
+        "--fork-session applies to a resumed session",
+        "add --resume SESSION_ID or --continue",
+    ),
+    (["--resume", "x", "--continue"], "give only one", "give only one"),
+    (["--max-turns", "-1"], "--max-turns must be 0 or more", "must be 0 or more"),
+    (["--max-budget-usd", "0"], "--max-budget-usd must be a positive amount", "positive amount"),
+]
 
 
 @pytest.mark.parametrize(
-    ("flags", "said"),
-    [
-        (["--resume-at", "abc"], "--resume-at applies to a resumed session"),
-        (["--fork-session"], "--fork-session applies to a resumed session"),
-        (["--resume", "x", "--continue"], "give only one"),
-        (["--max-turns", "-1"], "--max-turns must be 0 or more"),
-        (["--max-budget-usd", "0"], "--max-budget-usd must be a positive amount"),
-    ],
+    ("flags", "said", "fix"),
+    NONSENSE_FLAGS,
+    ids=[f"flags{number}-{said}" for number, (_, said, _) in enumerate(NONSENSE_FLAGS)],
 )
 def test_flags_that_would_do_nothing_or_nonsense_are_refused(
-    tmp_path: Path, flags: list[str], said: str
+    tmp_path: Path, flags: list[str], said: str, fix: str
 ) -> None:
     script = simple_script(tmp_path)
     done = run_cli("-p", "go", "--model", f"scripted:{script}", *flags, cwd=tmp_path)
     assert done.returncode == 2, done.stdout
     assert said in done.stderr
+    assert_says_what_to_do(done.stderr, fix)
 
 
 @pytest.mark.parametrize(

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import yaml
 
+from error_advice import assert_says_what_to_do
 from loopwright.cli.viewer import build_timeline, render_session_html
 from loopwright.client import run
 from loopwright.messages import Usage
@@ -101,6 +102,7 @@ def test_missing_session_is_a_clear_error(tmp_path: Path) -> None:
     done = cli("sessions", "export", "no-such-session", cwd=tmp_path)
     assert done.returncode == 1
     assert "no-such-session" in done.stderr
+    assert_says_what_to_do(done.stderr, "list sessions with `loopwright sessions list`")
 
 
 async def test_priced_calls_draw_a_cost_line(tmp_path: Path) -> None:

@@ -12,6 +12,7 @@ import pytest
 import yaml
 from rich.console import Console
 
+from error_advice import assert_says_what_to_do
 from loopwright.cli.durations import parse_duration
 from loopwright.cli.outer_loop import LoopPlan, OuterLoop
 from loopwright.messages import Usage
@@ -147,10 +148,12 @@ def test_loop_needs_a_stop_condition_and_persistence(tmp_path: Path) -> None:
     model = write_script(tmp_path / "s.yaml", [{"text": "x"}])
     no_stop = run_loop("x", "--model", model, cwd=tmp_path)
     assert no_stop.returncode == 2 and "--until" in no_stop.stderr
+    assert_says_what_to_do(no_stop.stderr, "say when to stop with --until CMD")
     unpersisted = run_loop(
         "x", "--until", "true", "--no-session-persistence", "--model", model, cwd=tmp_path
     )
     assert unpersisted.returncode == 2 and "session persistence" in unpersisted.stderr
+    assert_says_what_to_do(unpersisted.stderr, "drop --no-session-persistence")
 
 
 @pytest.mark.parametrize(
@@ -163,7 +166,7 @@ def test_durations(text: str, seconds: float) -> None:
 
 @pytest.mark.parametrize("text", ["", "h", "1x", "0s", "-5m", "1h banana"])
 def test_bad_durations_say_how_to_write_one(text: str) -> None:
-    with pytest.raises(ValueError, match=r"duration|longer than zero"):
+    with pytest.raises(ValueError, match=r"write e\.g\. 90s, 15m, 1h|must be longer than zero"):
         parse_duration(text)
 
 

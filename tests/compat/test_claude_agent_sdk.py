@@ -337,13 +337,13 @@ async def test_client_used_before_connect_or_after_disconnect_raises_cli_connect
     client = ClaudeSDKClient(options=calculator_options(ScriptedModel([])))
     with pytest.raises(CLIConnectionError, match=r"await client\.connect\(\)"):
         await client.query("too early")
-    with pytest.raises(CLIConnectionError):
+    with pytest.raises(CLIConnectionError, match=r"await client\.connect\(\)"):
         await client.get_server_info()
     await client.connect()
     await client.disconnect()
     with pytest.raises(CLIConnectionError, match="not connected"):
         await client.query("too late")
-    with pytest.raises(CLIConnectionError):
+    with pytest.raises(CLIConnectionError, match=r"await client\.connect\(\)"):
         await client.interrupt()
 
 

@@ -11,9 +11,9 @@ from loopwright.messages import (
     ResultMessage,
     UserMessage,
 )
-from loopwright.testing import ScriptedModel, text, tool_call, tool_calls
+from loopwright.testing import FunctionModel, ScriptedModel, text, tool_call, tool_calls
 
-from .helpers import tool_results
+from .helpers import base_options, tool_results
 
 
 def process_alive(pid: int) -> bool:
@@ -187,6 +187,29 @@ async def test_set_model_switches_for_the_next_request() -> None:
     assert list(result.model_usage) == ["m2"]
     first.assert_complete()
     second.assert_complete()
+
+
+class ClosableModel(FunctionModel):
+    def __init__(self, name: str) -> None:
+        super().__init__(lambda request: text(f"from {name}"), name=name)
+        self.closed = False
+
+    async def aclose(self) -> None:
+        self.closed = True
+
+
+async def test_set_model_leaves_models_the_user_built_open() -> None:
+    # A Model object belongs to the user (it may serve other sessions); only providers
+    # loopwright made from model strings are closed with the session (tests/models).
+    first, second = ClosableModel("first"), ClosableModel("second")
+    async with Client(base_options(first)) as client:
+        await client.query("one")
+        [m async for m in client.receive_response()]
+        await client.set_model(second)
+        await client.query("two")
+        [m async for m in client.receive_response()]
+    assert not second.closed
+    assert not first.closed
 
 
 async def test_background_shells_are_killed_when_the_session_ends(tmp_path: Path) -> None:

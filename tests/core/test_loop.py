@@ -6,6 +6,7 @@ from typing import Any
 
 import pytest
 
+from error_advice import assert_says_what_to_do
 from loopwright import Options, query, run, tool
 from loopwright.cost import ModelPrice, register_price
 from loopwright.errors import ResultError
@@ -191,6 +192,10 @@ async def test_bad_tool_calls_become_error_results_and_the_loop_goes_on() -> Non
     assert "RuntimeError: kaboom" in results[3].text
     assert "did not finish within" in results[4].text
     assert "not a valid JSON object" in results[5].text
+    assert_says_what_to_do(results[0].text, "Available tools: echo, explode, hang")
+    for bad_arguments in results[1:3]:
+        assert_says_what_to_do(bad_arguments.text, "send the call again with arguments that match")
+    assert_says_what_to_do(results[5].text, "Send the arguments again as one JSON object")
     result = messages[-1]
     assert isinstance(result, ResultMessage) and result.result == "recovered"
 

@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 
+from error_advice import assert_says_what_to_do
 from loopwright import Client, Options
 from loopwright.errors import ConfigurationError
 from loopwright.hooks.runner import HookMatcher
@@ -164,6 +165,7 @@ async def test_a_bare_name_in_disallowed_tools_removes_the_tool_from_the_run(
     assert isinstance(init, SystemMessage) and "Bash" not in init.data["tools"]
     [result] = tool_results(messages)
     assert result.is_error and not (tmp_path / "made").exists()
+    assert_says_what_to_do(result.text, "Available tools: Read")
 
 
 async def test_set_permission_mode_refuses_an_unknown_mode_and_keeps_the_current_one(

@@ -4,6 +4,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+from error_advice import assert_says_what_to_do
 from loopwright import Client, Options, run
 from loopwright.hooks.runner import HookMatcher
 from loopwright.messages import ResultMessage, SystemMessage
@@ -22,6 +23,7 @@ async def test_default_mode_without_a_callback_denies_and_the_loop_goes_on(tmp_p
     )
     denied = tool_results(messages)[0]
     assert denied.is_error and not (tmp_path / "made").exists()
+    assert_says_what_to_do(denied.text, "add an allow rule such as allowed_tools=['Bash']")
     result = messages[-1]
     assert isinstance(result, ResultMessage) and result.subtype == "success"
     assert result.permission_denials[0]["tool_name"] == "Bash"
@@ -207,6 +209,7 @@ async def test_broken_settings_file_is_a_clear_error(tmp_path: Path) -> None:
         await run("go", Options(model=ScriptedModel([]), cwd=tmp_path, setting_sources=["project"]))
     except Exception as exc:
         assert "settings.json" in str(exc)
+        assert_says_what_to_do(exc, "Fix the JSON or remove the file")
     else:
         raise AssertionError("a broken settings file must not be ignored")
 

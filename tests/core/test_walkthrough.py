@@ -4,6 +4,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+from error_advice import assert_says_what_to_do
 from loopwright import Options, query
 from loopwright.cli.demo import copy_demo_project
 from loopwright.messages import (
@@ -80,5 +81,6 @@ async def test_edit_without_a_prior_read_is_refused_and_the_model_can_recover(
     ]
     results = tool_results(messages)
     assert results[0].is_error and "Read" in results[0].text
+    assert_says_what_to_do(results[0].text, "Read it before you edit it")
     assert not results[2].is_error
     assert "return a + b" in (project / "calc.py").read_text()

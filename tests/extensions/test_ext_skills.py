@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 
+from error_advice import assert_says_what_to_do
 from loopwright.errors import ConfigurationError
 from loopwright.tools.base import SessionState, ToolContext
 from loopwright.tools.skill import discover_skills, make_skill_tool, select_skills, skills_listing
@@ -123,3 +124,4 @@ async def test_unknown_or_hidden_skill_is_an_error_listing_available_ones(
     hidden = await tool.call({"skill": "hidden"}, ctx)
     assert unknown.is_error and "available skills: deploy" in str(unknown.content)
     assert hidden.is_error
+    assert_says_what_to_do(hidden.content, "available skills: deploy")

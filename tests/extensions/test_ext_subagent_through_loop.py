@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from error_advice import assert_says_what_to_do
 from loopwright.client import query
 from loopwright.messages import ResultMessage, ToolResultBlock, UserMessage
 from loopwright.models.scripted import ScriptedModel, text, tool_call
@@ -46,5 +47,6 @@ async def test_tool_outside_the_narrowed_set_is_refused_and_never_runs() -> None
     [refused] = results
     assert refused.is_error is True
     assert "delete" in refused.text
+    assert_says_what_to_do(refused.text, "Available tools: look")
     assert deleted == []
     assert final is not None and final.subtype == "success"

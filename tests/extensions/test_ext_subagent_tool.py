@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 
+from error_advice import assert_says_what_to_do
 from loopwright.options import AgentDefinition
 from loopwright.subagents.tool import GENERAL_PURPOSE_NAME, make_agent_tool, narrow_tools
 from loopwright.tools.base import SessionState, ToolContext, ToolResult
@@ -87,6 +88,7 @@ async def test_missing_run_subagent_service_is_a_clear_error(ctx: ToolContext) -
     tool = make_agent_tool({})
     result = await tool.call({"description": "x", "prompt": "y"}, ctx)
     assert result.is_error and "no run_subagent service" in str(result.content)
+    assert_says_what_to_do(result.content, "do the task yourself")
 
 
 async def test_subagent_crash_is_an_error_result(ctx: ToolContext) -> None:
@@ -97,8 +99,10 @@ async def test_subagent_crash_is_an_error_result(ctx: ToolContext) -> None:
     tool = make_agent_tool({})
     result = await tool.call({"description": "x", "prompt": "y"}, ctx)
     assert result.is_error and "model unavailable" in str(result.content)
+    assert_says_what_to_do(result.content, "or do the task yourself")
 
 
 async def test_empty_prompt_is_rejected(ctx: ToolContext) -> None:
     result = await make_agent_tool({}).call({"description": "x", "prompt": " "}, ctx)
     assert result.is_error and "'prompt' is required" in str(result.content)
+    assert_says_what_to_do(result.content, "write the full task for the subagent")

@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 
+from error_advice import assert_says_what_to_do
 from loopwright.errors import SettingsError
 from loopwright.hooks.commands import CommandHook
 from loopwright.hooks.payloads import hook_payload
@@ -116,6 +117,7 @@ async def test_other_exit_codes_are_non_blocking_errors(tmp_path: Path) -> None:
 async def test_missing_script_is_reported(tmp_path: Path) -> None:
     outcome = await run_one(CommandHook(str(tmp_path / "nope.sh")))
     assert not outcome.blocked and "exit code 127" in outcome.errors[0]
+    assert_says_what_to_do(outcome.errors[0], "check the hook's command in settings")
 
 
 async def test_timeout_kills_the_hook_and_is_reported(tmp_path: Path) -> None:
@@ -231,5 +233,6 @@ def test_an_invalid_regex_matcher_is_refused_by_the_runner() -> None:
     async def hook(data: Any, tool_use_id: str | None, ctx: Any) -> dict[str, Any]:
         return {}
 
-    with pytest.raises(ValueError, match="not a valid regular expression"):
+    with pytest.raises(ValueError, match="not a valid regular expression") as raised:
         HookRunner({"PreToolUse": [HookMatcher("mcp__[", [hook])]})
+    assert_says_what_to_do(raised.value, "escape regex characters with a backslash")

@@ -8,6 +8,7 @@ from typing import Any
 
 import pytest
 
+from error_advice import assert_says_what_to_do
 from loopwright.hooks.payloads import hook_payload
 from loopwright.hooks.runner import HookMatcher, HookRunner
 
@@ -259,6 +260,7 @@ async def test_non_dict_result_is_an_error() -> None:
     runner = HookRunner({"PostToolUse": [HookMatcher(None, [returning("yes")])]})  # type: ignore[arg-type]
     outcome = await runner.run("PostToolUse", {}, match_value="Bash")
     assert outcome.errors and "expected a dict" in outcome.errors[0]
+    assert_says_what_to_do(outcome.errors[0], "return {} to do nothing")
 
 
 async def test_hooks_get_a_copy_with_event_name_and_tool_use_id() -> None:

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from error_advice import assert_says_what_to_do
 from loopwright.errors import ConfigurationError, SettingsError
 from loopwright.mcp import (
     HttpServerConfig,
@@ -34,8 +35,9 @@ def test_http_and_streamable_http_alias_and_sse() -> None:
 
 
 def test_missing_url_says_what_is_required() -> None:
-    with pytest.raises(ConfigurationError, match="'url' is required"):
+    with pytest.raises(ConfigurationError, match="'url' is required") as caught:
         parse_server_config("remote", {"type": "http"})
+    assert_says_what_to_do(caught.value, '"url": "https://example.com/mcp"')
 
 
 def test_env_expansion_with_default() -> None:

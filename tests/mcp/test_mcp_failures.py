@@ -9,6 +9,7 @@ import sys
 
 from mcp_support import child_pids, cmdline, demo_config
 
+from error_advice import assert_says_what_to_do
 from loopwright.mcp import McpManager
 from loopwright.tools.base import ToolContext
 
@@ -33,6 +34,7 @@ async def test_server_that_exits_at_start_is_failed_with_its_stderr() -> None:
         assert manager.tools() == []
     assert status.status == "failed"
     assert "missing API_KEY" in (status.error or "")
+    assert_says_what_to_do(status.error, "check its command, args and env")
 
 
 async def test_server_that_never_answers_fails_at_the_connect_timeout() -> None:
@@ -67,6 +69,8 @@ async def test_server_killed_mid_session_gives_error_results_and_others_keep_wor
 
     assert first.is_error and second.is_error
     assert "MCP server 'victim' is not available" in str(second.content)
+    for result in (first, second):
+        assert_says_what_to_do(result.content, "continue without them or ask the user to fix")
     assert survivor.content == "3"
     assert statuses["victim"].status == "failed"
     assert not any(name.startswith("mcp__victim__") for name in remaining)
@@ -82,6 +86,7 @@ async def test_server_killed_during_a_call_resolves_that_call(ctx: ToolContext) 
         os.kill(pid, signal.SIGKILL)
         result = await asyncio.wait_for(running, timeout=10)
     assert result.is_error is True
+    assert_says_what_to_do(result.content, "continue without them or ask the user to fix")
 
 
 async def test_aclose_stops_every_server_process() -> None:
@@ -102,6 +107,7 @@ async def test_calls_after_aclose_are_error_results(ctx: ToolContext) -> None:
     result = await add.call({"a": 1, "b": 1}, ctx)
     assert result.is_error is True
     assert "not available" in str(result.content)
+    assert_says_what_to_do(result.content, "continue without them")
 
 
 async def test_start_without_waiting_reports_pending_then_connected() -> None:

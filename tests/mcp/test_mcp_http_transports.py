@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from mcp_support import HttpDemoServer
 
+from error_advice import assert_says_what_to_do
 from loopwright.mcp import McpManager
 from loopwright.tools.base import ToolContext
 
@@ -50,3 +51,5 @@ async def test_http_server_stopped_mid_session_gives_error_results(
         second = await add.call({"a": 1, "b": 1}, ctx)
     assert first.is_error and second.is_error
     assert "not available" in str(second.content)
+    for result in (first, second):
+        assert_says_what_to_do(result.content, "continue without them or ask the user to fix")

@@ -10,6 +10,7 @@ from typing import Any
 
 from mcp_support import child_pids, cmdline
 
+from error_advice import assert_says_what_to_do
 from loopwright.mcp import McpManager
 from loopwright.messages import ImageBlock
 from loopwright.tools.base import Tool, ToolContext
@@ -95,5 +96,6 @@ async def test_killed_npm_server_gives_error_results_and_the_other_keeps_working
         alive = await tools["mcp__fs__list_allowed_directories"].call({}, ctx)
         statuses = {s.name: s.status for s in manager.statuses()}
     assert dead.is_error is True
+    assert_says_what_to_do(dead.content, "continue without them or ask the user to fix")
     assert str(tmp_path) in str(alive.content)
     assert statuses == {"everything": "failed", "fs": "connected"}

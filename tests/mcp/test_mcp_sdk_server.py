@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from error_advice import assert_says_what_to_do
 from loopwright.mcp import McpManager, create_sdk_mcp_server
 from loopwright.tools.base import ToolContext, tool
 
@@ -56,6 +57,7 @@ async def test_sdk_tool_exception_and_bad_input_are_error_results(ctx: ToolConte
         bad = await tools["mcp__calc__add"].call({"a": "two"}, ctx)
     assert boom.is_error and "kaboom" in str(boom.content)
     assert bad.is_error and "invalid arguments" in str(bad.content)
+    assert_says_what_to_do(bad.content, "Call it again with arguments that match its input schema")
 
 
 async def test_sdk_server_config_dict_form_is_accepted() -> None:

@@ -68,3 +68,18 @@ def test_users_can_register_prices_and_prefixes() -> None:
 
 def test_offline_models_are_free() -> None:
     assert cost_of("scripted", MILLION) == 0.0
+
+
+def test_a_colon_inside_a_model_id_is_not_a_provider_prefix() -> None:
+    # A fine-tuned model bills more than its base model: unknown, so None, not a guess.
+    assert cost_of("ft:gpt-4o-mini-2024-07-18:acme::abc123", Usage(1000, 1000)) is None
+    assert price_of("openai-chat:gpt-4o") == price_of("gpt-4o") is not None
+    assert price_of("anthropic:claude-haiku-4-5") == price_of("claude-haiku-4-5") is not None
+
+
+def test_sonnet_4_5_over_200k_prompt_tokens_bills_the_long_context_rate() -> None:
+    short, long = Usage(100_000, 1000), Usage(150_000, 1000, cache_read_input_tokens=60_000)
+    assert cost_of("claude-sonnet-4-5[1m]", short) == pytest.approx((100_000 * 3 + 1000 * 15) / 1e6)
+    expected = (150_000 * 6 + 1000 * 22.5 + 60_000 * 0.6) / 1e6
+    assert cost_of("claude-sonnet-4-5-20250929", long) == pytest.approx(expected)
+    assert cost_of("claude-sonnet-4-20250514", long) == pytest.approx(expected)

@@ -10,6 +10,7 @@ from anthropic.types.message_create_params import MessageCreateParamsStreaming
 from openai.types.chat.completion_create_params import CompletionCreateParamsStreaming
 from openai.types.responses.response_create_params import ResponseCreateParamsStreaming
 
+from error_advice import assert_says_what_to_do
 from loopwright import Options, run, run_sync
 from loopwright.cli.agent_arguments import add_agent_arguments, options_from_args
 from loopwright.errors import ConfigurationError
@@ -214,6 +215,14 @@ def test_cli_without_settings_leaves_them_unset() -> None:
     assert options_from_args(parser.parse_args([])).model_settings is None
 
 
+# How the error for each bad --setting says to write it.
+FIX_FOR_SETTING = {
+    "seed": "e.g. --setting seed=7",
+    "seed=x": "seed takes a whole number, e.g. seed=7",
+    "parallel_tool_calls=maybe": "parallel_tool_calls takes true or false",
+}
+
+
 @pytest.mark.parametrize(
     ("assignment", "needle"),
     [("seed", "KEY=VALUE"), ("seed=x", "seed=x"), ("parallel_tool_calls=maybe", "true or false")],
@@ -221,8 +230,9 @@ def test_cli_without_settings_leaves_them_unset() -> None:
 def test_bad_setting_flags_say_how_to_write_them(assignment: str, needle: str) -> None:
     parser = argparse.ArgumentParser()
     add_agent_arguments(parser)
-    with pytest.raises(ConfigurationError, match=needle):
+    with pytest.raises(ConfigurationError, match=needle) as caught:
         options_from_args(parser.parse_args(["--setting", assignment]))
+    assert_says_what_to_do(caught.value, FIX_FOR_SETTING[assignment])
 
 
 def test_out_of_range_temperature_says_the_range() -> None:

@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 
+from error_advice import assert_says_what_to_do
 from loopwright.errors import ConfigurationError
 from loopwright.models.anthropic import AnthropicModel
 from loopwright.models.openai_chat import OpenAIChatModel
@@ -87,6 +88,17 @@ def test_nothing_configured_says_what_to_set() -> None:
         assert needle in message
 
 
+# What the error for each bad model string tells the user to write or set instead.
+FIX_FOR_MODEL_STRING = {
+    "mystery-model": "use anthropic:<id>, openai:<id>",
+    "anthropic:": "write anthropic:<model id>",
+    "openai:gpt-5.5": "set it, or choose another model",
+    "sonnet": "set it, or choose another model",
+    "openai-chat:gpt-5.5": "openai-chat:<id>?base_url=http://localhost:11434/v1",
+    "openai-chat:x?base=1": "supported: base_url, api_key_env",
+}
+
+
 @pytest.mark.parametrize(
     ("spec", "needle"),
     [
@@ -99,5 +111,6 @@ def test_nothing_configured_says_what_to_set() -> None:
     ],
 )
 def test_bad_strings_explain_themselves(spec: str, needle: str) -> None:
-    with pytest.raises(ConfigurationError, match=needle):
+    with pytest.raises(ConfigurationError, match=needle) as caught:
         resolve_model(spec, env={})
+    assert_says_what_to_do(caught.value, FIX_FOR_MODEL_STRING[spec])

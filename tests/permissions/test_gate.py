@@ -22,7 +22,10 @@ async def test_denial_is_recorded_with_tool_use_id_and_input(project: Project) -
     gate = make_gate(project.root, deny=["Bash(rm *)"])
     decision = await gate.before(TOOLS["Bash"], {"command": "rm x"}, context(project.root, "t9"))
     assert not decision.allowed
-    assert decision.message == "Permission to use Bash was denied: denied by rule Bash(rm *)"
+    assert decision.message == (
+        "Permission to use Bash was denied: denied by rule Bash(rm *); do not retry it: "
+        "do the task another way, or ask the user"
+    )
     assert gate.permission_denials == [
         {"tool_name": "Bash", "tool_use_id": "t9", "tool_input": {"command": "rm x"}}
     ]

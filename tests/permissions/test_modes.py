@@ -218,3 +218,22 @@ async def test_accept_edits_never_approves_protected_paths(
     gate = make_gate(project.root, mode="acceptEdits", callback=Recorder())
     resolved = {k: project.fmt(v) for k, v in tool_input.items()}
     assert (await decide(gate, name, resolved, project.root))[0] == "ask"
+
+
+@pytest.mark.parametrize(
+    "command", ["echo '[core]' > docs/cfg", "cp src/app.py docs/cfg", "touch docs/cfg"]
+)
+async def test_accept_edits_sees_a_symlink_into_git_config(project: Project, command: str) -> None:
+    """A repository can ship ``docs/cfg -> ../.git/config``; writing through it plants
+    e.g. core.fsmonitor, which the next ``git status`` runs."""
+    (project.root / ".git" / "config").write_text("[core]\n")
+    (project.root / "docs").mkdir()
+    (project.root / "docs" / "cfg").symlink_to(project.root / ".git" / "config")
+    gate = make_gate(project.root, mode="acceptEdits", callback=Recorder())
+    assert (await decide(gate, "Bash", {"command": command}, project.root))[0] == "ask"
+
+
+async def test_accept_edits_does_not_approve_a_pre_commit_config(project: Project) -> None:
+    gate = make_gate(project.root, mode="acceptEdits", callback=Recorder())
+    target = {"file_path": str(project.root / ".pre-commit-config.yaml"), "content": "x"}
+    assert (await decide(gate, "Write", target, project.root))[0] == "ask"

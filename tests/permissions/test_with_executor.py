@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from error_advice import assert_says_what_to_do
 from loopwright.hooks.runner import HookMatcher
 from loopwright.messages import ToolUseBlock
 from loopwright.session.permission_gate import build_permission_gate
@@ -44,9 +45,12 @@ async def test_denied_calls_become_error_results_and_allowed_ones_run(tmp_path: 
     results = {c.id: outcome.results[c.id] for c in calls}
     assert "hello" in results["c1"].text and not results["c1"].is_error
     assert results["c2"].is_error and "Read(./.env)" in results["c2"].text
+    assert_says_what_to_do(results["c2"].text, "do not retry it: do the task another way")
     assert (tmp_path / "out.txt").read_text() == "x" and not results["c3"].is_error
     assert results["c4"].is_error and (tmp_path / "notes.txt").exists()
+    assert_says_what_to_do(results["c4"].text, "do not retry it: do the task another way")
     assert results["c5"].is_error and "no can_use_tool callback" in results["c5"].text
+    assert_says_what_to_do(results["c5"].text, "add an allow rule such as allowed_tools=['Bash']")
     assert [d["tool_use_id"] for d in gate.permission_denials] == ["c2", "c4", "c5"]
 
 

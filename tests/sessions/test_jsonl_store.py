@@ -8,10 +8,12 @@ from pathlib import Path
 
 import pytest
 
+from error_advice import assert_says_what_to_do
 from loopwright.messages import UserMessage
 from loopwright.sessions import (
     JSONLStore,
     SessionError,
+    SessionRecorder,
     TranscriptCorruptError,
     project_key,
     restore,
@@ -147,15 +149,17 @@ async def test_binary_garbage_in_the_middle_never_crashes_with_an_unclear_error(
     path = await _write(JSONLStore(tmp_path, cwd="/p"), "s", 3)
     data = path.read_bytes()
     path.write_bytes(data[:10] + os.urandom(64).replace(b"\n", b"x") + data[10:])
-    with pytest.raises(TranscriptCorruptError, match="line 1"):
+    with pytest.raises(TranscriptCorruptError, match="line 1") as caught:
         await JSONLStore(tmp_path, cwd="/p").load("s")
+    assert_says_what_to_do(caught.value, "fix or delete line 1", "corrupt_lines='skip'")
 
 
 async def test_session_ids_that_could_escape_the_directory_are_refused(tmp_path: Path) -> None:
     store = JSONLStore(tmp_path, cwd="/p")
     for bad in ("../x", "a/b", ".hidden", ""):
-        with pytest.raises(SessionError, match="invalid session id"):
+        with pytest.raises(SessionError, match="invalid session id") as caught:
             await store.append(bad, _state(bad, 0))
+        assert_says_what_to_do(caught.value, "use letters, digits, '.', '_' and '-' only")
 
 
 async def test_listing_skips_nothing_when_a_file_is_torn(tmp_path: Path) -> None:
@@ -165,3 +169,23 @@ async def test_listing_skips_nothing_when_a_file_is_torn(tmp_path: Path) -> None
         handle.write(b"{")
     infos = await JSONLStore(tmp_path, cwd="/p").list(project_key("/p"))
     assert [(i.session_id, i.entry_count) for i in infos] == [("s", 2)]
+
+
+async def test_a_complete_bad_last_line_is_reported_now_not_after_the_next_append(
+    tmp_path: Path,
+) -> None:
+    store = JSONLStore(tmp_path, cwd="/p")
+    await SessionRecorder(store, "s").message(UserMessage("task"))
+    path = store.path_of("s")
+    assert path is not None
+    with path.open("ab") as handle:
+        handle.write(b'{"v":1,"kind":"message","oops"}\n')  # complete, so not a torn write
+    with pytest.raises(TranscriptCorruptError) as caught:
+        await store.load("s")
+    assert caught.value.line_number == 2
+    assert_says_what_to_do(caught.value, "fix or delete line 2", "corrupt_lines='skip'")
+    skipping = JSONLStore(tmp_path, cwd="/p", corrupt_lines="skip")
+    resumed = restore(await skipping.load("s"))
+    await SessionRecorder(skipping, "s", parent_uuid=resumed.last_uuid).message(UserMessage("more"))
+    await skipping.aclose()
+    assert [m.content for m in restore(await skipping.load("s")).messages] == ["task", "more"]

@@ -35,7 +35,7 @@ def options(tmp_path: Path, *replies: str, **extra: object) -> Options:
     return Options(model=model, cwd=tmp_path, tools=[], setting_sources=[], **extra)  # type: ignore[arg-type]
 
 
-def assert_says_what_to_do(error: BaseException, session_id: str) -> None:
+def assert_busy_error_says_what_to_do(error: BaseException, session_id: str) -> None:
     message = str(error)
     assert repr(session_id) in message
     assert "Wait for that run to finish" in message and "fork_session=True" in message
@@ -60,7 +60,7 @@ async def test_second_client_resuming_a_session_in_use_is_refused(tmp_path: Path
         second = Client(options(tmp_path, "never", resume=result.session_id))
         with pytest.raises(SessionBusyError) as refused:
             await second.connect()
-        assert_says_what_to_do(refused.value, result.session_id)
+        assert_busy_error_says_what_to_do(refused.value, result.session_id)
         assert "another Client or query in this process" in str(refused.value)
         # The first writer is unaffected and keeps its one line of history.
         await first.query("again")
@@ -80,7 +80,7 @@ async def test_two_clients_sharing_one_store_object_are_still_one_writer(
         second = Client(options(tmp_path, "never", session_store=store, resume=session_id))
         with pytest.raises(SessionBusyError) as refused:
             await second.connect()
-        assert_says_what_to_do(refused.value, session_id)
+        assert_busy_error_says_what_to_do(refused.value, session_id)
     async with Client(options(tmp_path, "back", session_store=store, resume=session_id)) as third:
         await third.query("again")
         assert (await final_result(third)).result == "back"
@@ -94,7 +94,7 @@ async def test_query_resuming_a_session_a_client_is_writing_is_refused(tmp_path:
         with pytest.raises(SessionBusyError) as refused:
             async for _ in query("more", options(tmp_path, "never", resume=session_id)):
                 pass
-        assert_says_what_to_do(refused.value, session_id)
+        assert_busy_error_says_what_to_do(refused.value, session_id)
 
 
 async def test_continue_conversation_onto_a_session_in_use_is_refused(tmp_path: Path) -> None:
@@ -104,7 +104,7 @@ async def test_continue_conversation_onto_a_session_in_use_is_refused(tmp_path: 
         later = Client(options(tmp_path, "never", continue_conversation=True))
         with pytest.raises(SessionBusyError) as refused:
             await later.connect()
-        assert_says_what_to_do(refused.value, session_id)
+        assert_busy_error_says_what_to_do(refused.value, session_id)
 
 
 async def test_fork_of_a_session_in_use_runs_in_a_new_session(tmp_path: Path) -> None:
@@ -154,9 +154,10 @@ async def test_renaming_or_deleting_a_session_in_use_is_refused(tmp_path: Path) 
         session_id = (await final_result(first)).session_id
         with pytest.raises(SessionBusyError) as renamed:
             await rename_session(session_id, "new title", cwd=tmp_path)
-        assert_says_what_to_do(renamed.value, session_id)
-        with pytest.raises(SessionBusyError):
+        assert_busy_error_says_what_to_do(renamed.value, session_id)
+        with pytest.raises(SessionBusyError) as deleted:
             await delete_session(session_id, cwd=tmp_path)
+        assert_busy_error_says_what_to_do(deleted.value, session_id)
     await rename_session(session_id, "new title", cwd=tmp_path)
     [info] = await list_sessions(tmp_path)
     assert info.title == "new title"

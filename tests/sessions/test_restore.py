@@ -229,3 +229,19 @@ async def test_only_the_latest_compaction_on_the_chain_counts(store: JSONLStore)
     restored = restore(await store.load("s"))
     assert restored.messages == [task, summary] and restored.compactions == 2
     assert restored.usage == Usage(200, 20) and restored.num_turns == 2
+
+
+async def test_resume_does_not_count_a_subagents_tool_calls_as_turns(store: JSONLStore) -> None:
+    rec = SessionRecorder(store, "s")
+    call = AssistantMessage([ToolUseBlock("t1", "Agent", {"prompt": "look"})], usage=Usage(1, 1))
+    inner = AssistantMessage(
+        [ToolUseBlock("i1", "Read", {"file_path": "/x"})],
+        parent_tool_use_id="t1",
+        usage=Usage(7, 3),
+    )
+    await rec.message(UserMessage("task"))
+    await rec.message(call)
+    await rec.message(inner)  # killed while the subagent ran its tool
+    restored = restore(await store.load("s"))
+    assert restored.num_turns == 1  # the parent's Agent call; the subagent's Read is its own
+    assert restored.usage == Usage(8, 4)  # but the subagent's spend is the parent's

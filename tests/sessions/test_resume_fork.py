@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from error_advice import assert_says_what_to_do
 from loopwright.messages import (
     AssistantMessage,
     TextBlock,
@@ -67,8 +68,9 @@ async def test_resume_after_a_crash_mid_tool_closes_the_call_and_persists_it(
 
 
 async def test_resume_of_an_unknown_session_names_it(tmp_path: Path) -> None:
-    with pytest.raises(SessionNotFoundError, match="no session 'missing'"):
+    with pytest.raises(SessionNotFoundError, match="no session 'missing'") as caught:
         await resume_session(JSONLStore(tmp_path, cwd="/p"), "missing")
+    assert_says_what_to_do(caught.value, "pass one of those ids")
 
 
 async def test_fork_leaves_the_original_file_byte_identical(tmp_path: Path) -> None:

@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 
+from error_advice import assert_says_what_to_do
 from loopwright.errors import ConfigurationError
 from loopwright.messages import AssistantMessage, TextBlock, UserMessage
 from loopwright.sessions import (
@@ -60,10 +61,13 @@ async def test_get_session_messages_pages_through_the_conversation(home: Path) -
 
 
 async def test_helpers_name_a_missing_session(home: Path) -> None:
-    with pytest.raises(SessionNotFoundError):
+    with pytest.raises(SessionNotFoundError) as reading:
         await get_session_messages("nope", cwd="/proj")
-    with pytest.raises(SessionNotFoundError):
+    with pytest.raises(SessionNotFoundError) as renaming:
         await rename_session("nope", "title", cwd="/proj")
+    for caught in (reading, renaming):
+        assert "'nope'" in str(caught.value)
+        assert_says_what_to_do(caught.value, "list sessions with `loopwright sessions list`")
 
 
 async def test_fork_session_helper_uses_the_default_store(home: Path) -> None:

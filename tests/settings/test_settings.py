@@ -8,6 +8,7 @@ from typing import Any
 
 import pytest
 
+from error_advice import assert_says_what_to_do
 from loopwright.errors import SettingsError
 from loopwright.permissions import PermissionPolicy
 from loopwright.settings.load import find_project_root, load_settings
@@ -132,30 +133,68 @@ def test_settings_from_the_project_root_apply_in_subdirectories(root: Path, home
     assert load_settings(root / "pkg" / "mod", home=home).env == {"X": "1"}
 
 
+# The file's content, what the error names, and the fix it gives.
+BROKEN_SETTINGS = [
+    (
+        '{"permissions": {"allow": [}',
+        r"not valid JSON: Expecting value at line 1, column 28",
+        "Fix the JSON or remove the file",
+    ),
+    ('{\n  "env": {"A": "1",}\n}', r"line 2, column 20", "Fix the JSON or remove the file"),
+    ("[1, 2]", "must contain a JSON object at the top level, not list", "a JSON object"),
+    ('{"permissions": []}', "'permissions' must be an object", "must be an object"),
+    (
+        '{"permissions": {"allow": "Bash"}}',
+        "permissions.allow must be a list of strings",
+        "must be a list of strings",
+    ),
+    (
+        '{"permissions": {"deny": ["Bash(rm *"]}}',
+        "not of the form Tool or Tool",
+        "write e.g. 'Bash(npm run *)'",
+    ),
+    (
+        '{"permissions": {"defaultMode": "yolo"}}',
+        "defaultMode 'yolo' is not one of",
+        "default, acceptEdits, plan, dontAsk, bypassPermissions",
+    ),
+    (
+        '{"hooks": {"PreToolUsage": []}}',
+        "unknown hook event 'PreToolUsage'",
+        "use one of PreToolUse, PostToolUse",
+    ),
+    (
+        '{"hooks": {"Stop": [{"hooks": [{"type": "http"}]}]}}',
+        "only 'command' hooks",
+        "only 'command' hooks can come from settings files",
+    ),
+    (
+        '{"hooks": {"Stop": [{"hooks": [{"command": "x", "timeout": -1}]}]}}',
+        "positive",
+        "'timeout' must be a positive number of seconds",
+    ),
+    ('{"env": {"A": {"nested": 1}}}', "env.A must be a string", "a string, number or boolean"),
+    (
+        '{"permissions": {"allow": ["WebFetch(example.com)"]}}',
+        "domain:",
+        "e.g. 'WebFetch(domain:example.com)'",
+    ),
+]
+
+
 @pytest.mark.parametrize(
-    ("content", "message"),
-    [
-        ('{"permissions": {"allow": [}', r"not valid JSON: Expecting value at line 1, column 28"),
-        ('{\n  "env": {"A": "1",}\n}', r"line 2, column 20"),
-        ("[1, 2]", "must contain a JSON object at the top level, not list"),
-        ('{"permissions": []}', "'permissions' must be an object"),
-        ('{"permissions": {"allow": "Bash"}}', "permissions.allow must be a list of strings"),
-        ('{"permissions": {"deny": ["Bash(rm *"]}}', "not of the form Tool or Tool"),
-        ('{"permissions": {"defaultMode": "yolo"}}', "defaultMode 'yolo' is not one of"),
-        ('{"hooks": {"PreToolUsage": []}}', "unknown hook event 'PreToolUsage'"),
-        ('{"hooks": {"Stop": [{"hooks": [{"type": "http"}]}]}}', "only 'command' hooks"),
-        ('{"hooks": {"Stop": [{"hooks": [{"command": "x", "timeout": -1}]}]}}', "positive"),
-        ('{"env": {"A": {"nested": 1}}}', "env.A must be a string"),
-        ('{"permissions": {"allow": ["WebFetch(example.com)"]}}', "domain:"),
-    ],
+    ("content", "message", "fix"),
+    BROKEN_SETTINGS,
+    ids=[f"{content}-{message}" for content, message, _ in BROKEN_SETTINGS],
 )
 def test_broken_settings_name_the_file_and_the_problem(
-    root: Path, home: Path, content: str, message: str
+    root: Path, home: Path, content: str, message: str, fix: str
 ) -> None:
     path = write(root / ".claude/settings.local.json", content)
     with pytest.raises(SettingsError, match=message) as caught:
         load_settings(root, home=home)
     assert str(path) in str(caught.value)
+    assert_says_what_to_do(caught.value, fix)
 
 
 def test_empty_settings_file_is_fine(root: Path, home: Path) -> None:

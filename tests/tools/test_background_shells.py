@@ -8,6 +8,7 @@ from typing import Any
 
 from tools_test_helpers import process_state, wait_for_file, wait_until_dead
 
+from error_advice import assert_says_what_to_do
 from loopwright.tools.base import ToolContext, ToolResult
 from loopwright.tools.bash import BashTool
 from loopwright.tools.bash_background import BackgroundShells, BashOutputTool, KillShellTool
@@ -90,10 +91,16 @@ async def test_aclose_leaves_no_process_or_zombie(ctx: ToolContext, tmp_path: Pa
 
 
 async def test_unknown_ids_and_bad_filters_are_errors(ctx: ToolContext) -> None:
-    assert (await call(BashOutputTool(), ctx, bash_id="bash_99")).is_error
-    assert (await call(KillShellTool(), ctx, shell_id="bash_99")).is_error
+    unknown = await call(BashOutputTool(), ctx, bash_id="bash_99")
+    assert unknown.is_error
+    assert_says_what_to_do(unknown.content, "running shells: none")
+    not_killed = await call(KillShellTool(), ctx, shell_id="bash_99")
+    assert not_killed.is_error
+    assert_says_what_to_do(not_killed.content, "running shells: none")
     shell_id = await start(ctx, "true")
-    assert (await call(BashOutputTool(), ctx, bash_id=shell_id, filter="(")).is_error
+    bad_filter = await call(BashOutputTool(), ctx, bash_id=shell_id, filter="(")
+    assert bad_filter.is_error
+    assert_says_what_to_do(bad_filter.content, "escape ( [ { . * + ? with a backslash")
 
 
 async def test_a_catastrophic_filter_does_not_stall_the_event_loop(ctx: ToolContext) -> None:

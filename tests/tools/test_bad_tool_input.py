@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 
+from error_advice import assert_says_what_to_do
 from loopwright import Options, query
 from loopwright.hooks.runner import HookMatcher
 from loopwright.mcp import create_sdk_mcp_server
@@ -137,6 +138,7 @@ async def test_nul_byte_is_named_where_it_sits_in_a_nested_input(tmp_path: Path)
     todos = [{"content": "fine", "status": "pending"}, {"content": "b\x00d", "status": "pending"}]
     result, final = await run_one(tool_call("TodoWrite", todos=todos), tmp_path)
     assert result.is_error and "at todos/1/content" in result.text
+    assert_says_what_to_do(result.text, "remove it and send the call again")
     assert_run_went_on(final)
 
 
@@ -194,6 +196,7 @@ async def test_deeply_nested_arguments_to_an_mcp_tool_are_an_error_result(tmp_pa
     step = tool_call("mcp__util__echo", value=nested(150))
     result, final = await run_one(step, tmp_path, tools=[], mcp_servers={"util": server})
     assert result.is_error and "arguments for mcp__util__echo are nested" in result.text
+    assert_says_what_to_do(result.text, "send the arguments again as a flat JSON object")
     assert_run_went_on(final)
 
 
@@ -229,6 +232,7 @@ async def test_arguments_too_deep_to_decode_are_an_error_result(tmp_path: Path) 
     raw = '{"file_path": "/x", "a": ' + "[" * 1000 + "]" * 1000 + "}"
     result, final = await run_one(raw_tool_call("Read", raw), tmp_path)
     assert result.is_error and "nested more than" in result.text
+    assert_says_what_to_do(result.text, "Send the arguments again as a flat JSON object")
     assert_run_went_on(final)
 
 
@@ -251,6 +255,7 @@ async def test_a_lone_surrogate_sent_over_the_wire_does_not_end_the_run(tmp_path
         )
     [result] = tool_results(messages)
     assert result.is_error
+    assert_says_what_to_do(result.text, "Send the arguments again as one JSON object")
     assert_run_went_on(messages[-1])
 
 
@@ -341,4 +346,5 @@ async def test_a_post_tool_hook_output_that_cannot_be_used_still_reports_the_too
     result, final = await run_one(step, tmp_path, hooks=hooks)
     assert target.read_text() == "hello"
     assert result.is_error and "Write ran, but processing its result afterwards" in result.text
+    assert_says_what_to_do(result.text, "do not run it again")
     assert_run_went_on(final)

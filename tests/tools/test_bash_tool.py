@@ -9,6 +9,7 @@ from typing import Any
 
 from tools_test_helpers import process_state, wait_for_file, wait_until_dead
 
+from error_advice import assert_says_what_to_do
 from loopwright.tools.base import SessionState, ToolContext, ToolResult
 from loopwright.tools.bash import BashTool
 
@@ -59,6 +60,7 @@ async def test_timeout_kills_the_child_process_tree(ctx: ToolContext, tmp_path: 
     command = f"(sleep 60 & echo $! > {pid_file}; wait) ; echo never"
     result = await bash(ctx, command, timeout=500)
     assert result.is_error and "timed out" in str(result.content)
+    assert_says_what_to_do(result.content, "Pass a larger timeout", "run_in_background")
     grandchild = int(wait_for_file(pid_file))
     assert wait_until_dead(grandchild)
 
@@ -94,9 +96,15 @@ async def test_command_wrapper_transforms_argv(ctx: ToolContext) -> None:
 
 
 async def test_malformed_inputs_are_error_results(ctx: ToolContext) -> None:
-    for input in ({}, {"command": ""}, {"command": 5}, {"command": "true", "timeout": -1}):
+    for input, fix in (
+        ({}, "command must be a non-empty string"),
+        ({"command": ""}, "command must be a non-empty string"),
+        ({"command": 5}, "command must be a non-empty string"),
+        ({"command": "true", "timeout": -1}, "timeout must be a positive number of milliseconds"),
+    ):
         result = await BashTool().call(dict(input), ctx)
         assert result.is_error, input
+        assert_says_what_to_do(result.content, fix)
 
 
 async def test_no_zombie_left_after_a_command(ctx: ToolContext, tmp_path: Path) -> None:
@@ -110,6 +118,7 @@ async def test_no_zombie_left_after_a_command(ctx: ToolContext, tmp_path: Path) 
 async def test_runaway_output_is_killed(ctx: ToolContext) -> None:
     result = await BashTool(max_output_file_bytes=2_000_000).call({"command": "yes"}, ctx)
     assert result.is_error and "output passed 2000000 bytes" in str(result.content)
+    assert_says_what_to_do(result.content, "Redirect it to a file", "filter it (| head, | grep)")
 
 
 async def test_cd_through_a_symlink_out_of_the_working_dir_is_reset(tmp_path: Path) -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from error_advice import assert_says_what_to_do
 from loopwright.tools.base import ToolContext
 from loopwright.tools.edit import EditTool
 from loopwright.tools.read import ReadTool
@@ -46,6 +47,7 @@ async def test_edit_refuses_a_file_changed_since_read(ctx: ToolContext, tmp_path
     target.write_text("x = 1\ny = 2\n")
     result = await edit(ctx, target, "x = 1", "x = 3")
     assert result.is_error and "changed on disk" in str(result.content)
+    assert_says_what_to_do(result.content, "Read it again before you edit it")
 
 
 async def test_ambiguous_match_says_how_many(ctx: ToolContext, tmp_path: Path) -> None:
@@ -54,6 +56,7 @@ async def test_ambiguous_match_says_how_many(ctx: ToolContext, tmp_path: Path) -
     await read(ctx, target)
     result = await edit(ctx, target, "a", "b")
     assert result.is_error and "3 times" in str(result.content)
+    assert_says_what_to_do(result.content, "include more surrounding context", "set replace_all")
     result = await edit(ctx, target, "a", "b", replace_all=True)
     assert not result.is_error
     assert target.read_text() == "b\nb\nb\n"
@@ -72,12 +75,21 @@ async def test_edit_error_cases(ctx: ToolContext, tmp_path: Path) -> None:
     target = tmp_path / "code.py"
     target.write_text("x = 1\n")
     await read(ctx, target)
-    assert (await edit(ctx, target, "x = 1", "x = 1")).is_error
-    assert (await edit(ctx, target, "absent", "y")).is_error
-    assert (await edit(ctx, Path("relative.py"), "a", "b")).is_error
-    assert (await edit(ctx, tmp_path / "missing.py", "a", "b")).is_error
+    same = await edit(ctx, target, "x = 1", "x = 1")
+    assert same.is_error
+    assert_says_what_to_do(same.content, "put the new text in new_string")
+    absent = await edit(ctx, target, "absent", "y")
+    assert absent.is_error
+    assert_says_what_to_do(absent.content, "Read the file again and copy the text")
+    relative = await edit(ctx, Path("relative.py"), "a", "b")
+    assert relative.is_error
+    assert_says_what_to_do(relative.content, "file_path must be an absolute path")
+    missing = await edit(ctx, tmp_path / "missing.py", "a", "b")
+    assert missing.is_error
+    assert_says_what_to_do(missing.content, "pass an empty old_string to create the file")
     bad = await EditTool().call({"file_path": str(target), "old_string": 1, "new_string": 2}, ctx)
     assert bad.is_error
+    assert_says_what_to_do(bad.content, "must both be strings")
 
 
 async def test_edit_with_empty_old_string_creates_a_file(ctx: ToolContext, tmp_path: Path) -> None:
@@ -100,6 +112,7 @@ async def test_overwrite_needs_a_fresh_read(ctx: ToolContext, tmp_path: Path) ->
     target.write_text("old")
     blind = await WriteTool().call({"file_path": str(target), "content": "new"}, ctx)
     assert blind.is_error and target.read_text() == "old"
+    assert_says_what_to_do(blind.content, "Read it before you overwrite it")
     await read(ctx, target)
     stat = target.stat()
     os.utime(target, ns=(stat.st_atime_ns, stat.st_mtime_ns + 5_000_000_000))
@@ -111,10 +124,15 @@ async def test_overwrite_needs_a_fresh_read(ctx: ToolContext, tmp_path: Path) ->
 
 
 async def test_write_error_cases(ctx: ToolContext, tmp_path: Path) -> None:
-    assert (await WriteTool().call({"file_path": "rel.txt", "content": "x"}, ctx)).is_error
-    assert (await WriteTool().call({"file_path": str(tmp_path), "content": "x"}, ctx)).is_error
+    relative = await WriteTool().call({"file_path": "rel.txt", "content": "x"}, ctx)
+    assert relative.is_error
+    assert_says_what_to_do(relative.content, "file_path must be an absolute path")
+    directory = await WriteTool().call({"file_path": str(tmp_path), "content": "x"}, ctx)
+    assert directory.is_error
+    assert_says_what_to_do(directory.content, "pass the path of a file")
     missing = await WriteTool().call({"file_path": str(tmp_path / "x.txt")}, ctx)
     assert missing.is_error
+    assert_says_what_to_do(missing.content, "content must be a string")
 
 
 async def test_edit_keeps_crlf_line_endings(ctx: ToolContext, tmp_path: Path) -> None:

@@ -6,6 +6,7 @@ import os
 from pathlib import Path
 from typing import Any
 
+from error_advice import assert_says_what_to_do
 from loopwright.tools.base import ToolContext, ToolResult
 from loopwright.tools.glob import GlobTool
 from loopwright.tools.glob_pattern import compile_glob
@@ -86,14 +87,16 @@ async def test_gitignore_only_when_asked(ctx: ToolContext, tmp_path: Path) -> No
 
 async def test_no_match_and_errors(ctx: ToolContext, tmp_path: Path) -> None:
     assert (await glob(ctx, pattern="*.nothing")).content == "No files found"
-    for case in (
-        {},
-        {"pattern": ""},
-        {"pattern": "a\x00b"},
-        {"pattern": "*", "path": str(tmp_path / "missing")},
-        {"pattern": "*", "respect_gitignore": "no"},
+    for case, fix in (
+        ({}, "pattern must be a non-empty string"),
+        ({"pattern": ""}, "pattern must be a non-empty string"),
+        ({"pattern": "a\x00b"}, "remove them"),
+        ({"pattern": "*", "path": str(tmp_path / "missing")}, "pass an existing directory"),
+        ({"pattern": "*", "respect_gitignore": "no"}, "must be true or false"),
     ):
-        assert (await glob(ctx, **case)).is_error, case
+        result = await glob(ctx, **case)
+        assert result.is_error, case
+        assert_says_what_to_do(result.content, fix)
 
 
 def test_adversarial_patterns_match_in_polynomial_time() -> None:
@@ -116,3 +119,4 @@ def test_adversarial_patterns_match_in_polynomial_time() -> None:
 async def test_a_brace_bomb_is_an_error(ctx: ToolContext) -> None:
     result = await glob(ctx, pattern="{a,b}" * 12)
     assert result.is_error and "alternatives" in str(result.content)
+    assert_says_what_to_do(result.content, "use fewer braces")

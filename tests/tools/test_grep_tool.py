@@ -8,6 +8,7 @@ from typing import Any
 
 import pytest
 
+from error_advice import assert_says_what_to_do
 from loopwright.tools.base import SessionState, ToolContext, ToolResult
 from loopwright.tools.grep import GrepTool
 from loopwright.tools.ripgrep import ripgrep_binary
@@ -129,22 +130,24 @@ async def test_head_limit_and_offset_page_through_results(tree: Path) -> None:
 async def test_regex_errors_are_readable(tree: Path) -> None:
     result = await grep(tree, pattern="(unclosed")
     assert result.is_error and "regex parse error" in str(result.content)
+    assert_says_what_to_do(result.content, "escape ( [ { . * + ? with a backslash")
 
 
 async def test_malformed_inputs_are_error_results(tree: Path) -> None:
-    cases: list[dict[str, Any]] = [
-        {},
-        {"pattern": ""},
-        {"pattern": "x", "path": str(tree / "missing")},
-        {"pattern": "x", "output_mode": "lines"},
-        {"pattern": "x", "-C": -1},
-        {"pattern": "x", "head_limit": "all"},
-        {"pattern": "x", "type": "no-such-type"},
-        {"pattern": "x", "-i": "yes"},
+    cases: list[tuple[dict[str, Any], str]] = [
+        ({}, "pattern must be a non-empty string"),
+        ({"pattern": ""}, "pattern must be a non-empty string"),
+        ({"pattern": "x", "path": str(tree / "missing")}, "pass an existing file or directory"),
+        ({"pattern": "x", "output_mode": "lines"}, "one of files_with_matches, content, count"),
+        ({"pattern": "x", "-C": -1}, "must be a non-negative integer"),
+        ({"pattern": "x", "head_limit": "all"}, "must be a non-negative integer"),
+        ({"pattern": "x", "type": "no-such-type"}, "a ripgrep type name such as py"),
+        ({"pattern": "x", "-i": "yes"}, "must be true or false"),
     ]
-    for case in cases:
+    for case, fix in cases:
         result = await grep(tree, **case)
         assert result.is_error, case
+        assert_says_what_to_do(result.content, fix)
 
 
 async def test_no_match_says_so(tree: Path) -> None:

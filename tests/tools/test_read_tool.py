@@ -8,6 +8,7 @@ import json
 import os
 from pathlib import Path
 
+from error_advice import assert_says_what_to_do
 from loopwright.messages import ImageBlock
 from loopwright.tools.base import ToolContext
 from loopwright.tools.read import ReadTool
@@ -112,24 +113,29 @@ async def test_binary_file_is_refused(ctx: ToolContext, tmp_path: Path) -> None:
     target.write_bytes(b"\x00\x01\x02binary")
     result = await read(ctx, file_path=str(target))
     assert result.is_error and "binary" in str(result.content)
+    assert_says_what_to_do(result.content, "Inspect it with Bash (e.g. `xxd | head`)")
     assert str(target) not in ctx.state.read_files
 
 
 async def test_malformed_inputs_are_error_results(ctx: ToolContext, tmp_path: Path) -> None:
     (tmp_path / "f.txt").write_text("x\n")
-    cases: list[dict[str, object]] = [
-        {"file_path": "relative.txt"},
-        {"file_path": ""},
-        {"file_path": 42},
-        {"file_path": str(tmp_path / "missing.txt")},
-        {"file_path": str(tmp_path)},
-        {"file_path": str(tmp_path / "f.txt"), "offset": 0},
-        {"file_path": str(tmp_path / "f.txt"), "limit": "ten"},
-        {"file_path": str(tmp_path / "bad\x00name")},
+    cases: list[tuple[dict[str, object], str]] = [
+        ({"file_path": "relative.txt"}, "must be an absolute path"),
+        ({"file_path": ""}, "must be a non-empty string"),
+        ({"file_path": 42}, "must be a non-empty string"),
+        (
+            {"file_path": str(tmp_path / "missing.txt")},
+            "check the path, or find the file with Glob",
+        ),
+        ({"file_path": str(tmp_path)}, "list it with Bash (ls) or Glob instead"),
+        ({"file_path": str(tmp_path / "f.txt"), "offset": 0}, "must be a positive integer"),
+        ({"file_path": str(tmp_path / "f.txt"), "limit": "ten"}, "must be a positive integer"),
+        ({"file_path": str(tmp_path / "bad\x00name")}, "remove it"),
     ]
-    for case in cases:
+    for case, fix in cases:
         result = await ReadTool().call(case, ctx)
         assert result.is_error, case
+        assert_says_what_to_do(result.content, fix)
 
 
 async def test_a_huge_single_line_is_cut_and_counted(ctx: ToolContext, tmp_path: Path) -> None:
@@ -147,6 +153,7 @@ async def test_a_fifo_is_refused_instead_of_blocking(ctx: ToolContext, tmp_path:
     async with asyncio.timeout(5):
         result = await ReadTool().call({"file_path": str(fifo)}, ctx)
     assert result.is_error and "not a regular file" in str(result.content)
+    assert_says_what_to_do(result.content, "Read only opens regular files")
 
 
 async def test_a_device_is_refused(ctx: ToolContext) -> None:

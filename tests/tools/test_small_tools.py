@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 from jsonschema import Draft202012Validator
 
+from error_advice import assert_says_what_to_do
 from loopwright.errors import ConfigurationError
 from loopwright.tools.ask_user import AskUserQuestionTool
 from loopwright.tools.base import Tool, ToolContext
@@ -59,13 +60,18 @@ async def test_web_search_uses_the_backend_and_enforces_domains(ctx: ToolContext
 
 async def test_web_search_malformed_input(ctx: ToolContext) -> None:
     ctx.services["web_search"] = FakeSearch()
-    for case in (
-        {},
-        {"query": "x"},
-        {"query": "ok query", "allowed_domains": "example.com"},
-        {"query": "ok query", "allowed_domains": ["a.com"], "blocked_domains": ["b.com"]},
+    for case, fix in (
+        ({}, "query must be a string of at least 2 characters"),
+        ({"query": "x"}, "query must be a string of at least 2 characters"),
+        ({"query": "ok query", "allowed_domains": "example.com"}, "must be a list of domain names"),
+        (
+            {"query": "ok query", "allowed_domains": ["a.com"], "blocked_domains": ["b.com"]},
+            "give allowed_domains or blocked_domains, not both",
+        ),
     ):
-        assert (await WebSearchTool().call(dict(case), ctx)).is_error, case
+        result = await WebSearchTool().call(dict(case), ctx)
+        assert result.is_error, case
+        assert_says_what_to_do(result.content, fix)
 
 
 async def test_todo_write_stores_the_list(ctx: ToolContext) -> None:
@@ -85,9 +91,15 @@ async def test_todo_write_rejects_bad_lists(ctx: ToolContext) -> None:
         {"content": "a", "status": "in_progress"},
         {"content": "b", "status": "in_progress"},
     ]
-    for todos in (two_active, [{"content": "a", "status": "done"}], [{"status": "pending"}], "x"):
+    for todos, fix in (
+        (two_active, "at most one may be in_progress"),
+        ([{"content": "a", "status": "done"}], "must be one of pending, in_progress, completed"),
+        ([{"status": "pending"}], "todos[0].content must be a non-empty string"),
+        ("x", "todos must be a list of {content, status, activeForm?} objects"),
+    ):
         result = await TodoWriteTool().call({"todos": todos}, ctx)
         assert result.is_error, todos
+        assert_says_what_to_do(result.content, fix)
     assert ctx.state.todos == []
 
 
@@ -105,6 +117,9 @@ QUESTION: dict[str, Any] = {
 async def test_ask_user_without_callback_is_denied(ctx: ToolContext) -> None:
     result = await AskUserQuestionTool().call({"questions": [QUESTION]}, ctx)
     assert result.is_error and str(result.content).startswith("denied: no ask_user callback")
+    assert_says_what_to_do(
+        result.content, "Proceed on your own best judgement", "ask_user=callback"
+    )
 
 
 @pytest.mark.parametrize("asynchronous", [False, True])
@@ -130,9 +145,16 @@ async def test_ask_user_malformed_questions(ctx: ToolContext) -> None:
 
     ctx.services["ask_user"] = no_answers
     one_option = {**QUESTION, "options": [{"label": "only", "description": "one"}]}
-    for questions in ([], [QUESTION] * 5, [one_option], ["text"], None):
+    for questions, fix in (
+        ([], "a list of 1 to 4 questions"),
+        ([QUESTION] * 5, "a list of 1 to 4 questions"),
+        ([one_option], "options must be a list of 2 to 4 options"),
+        (["text"], "questions[0] must be an object"),
+        (None, "a list of 1 to 4 questions"),
+    ):
         result = await AskUserQuestionTool().call({"questions": questions}, ctx)
         assert result.is_error, questions
+        assert_says_what_to_do(result.content, fix)
 
 
 def minimal_pdf(text: str) -> bytes:
@@ -170,6 +192,7 @@ async def test_pdf_pages_are_read_as_text(ctx: ToolContext, tmp_path: Path) -> N
     assert "Hello PDF" in str(result.content) and "1 pages" in str(result.content)
     bad = await ReadTool().call({"file_path": str(target), "pages": "5-2"}, ctx)
     assert bad.is_error
+    assert_says_what_to_do(bad.content, 'lower first, e.g. "2-5"')
 
 
 def test_every_builtin_is_a_fresh_tool() -> None:

@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 
+from error_advice import assert_says_what_to_do
 from loopwright.models.scripted import ScriptedModel, text
 from loopwright.tools.base import ToolContext, ToolResult
 from loopwright.tools.web_fetch import MAX_BODY_BYTES, WebFetchTool
@@ -131,11 +132,20 @@ async def test_server_errors_and_non_text_are_errors(ctx: ToolContext, server: s
 async def test_connection_refused_is_an_error(ctx: ToolContext) -> None:
     result = await fetch(ctx, url="http://127.0.0.1:9/")
     assert result.is_error and "could not fetch" in str(result.content)
+    assert_says_what_to_do(result.content, "check the URL")
 
 
 async def test_malformed_inputs_are_errors(ctx: ToolContext) -> None:
-    for case in ({}, {"url": ""}, {"url": "ftp://x/y"}, {"url": "not a url"}, {"url": 3}):
-        assert (await fetch(ctx, **case)).is_error, case
+    for case, fix in (
+        ({}, "url must be a non-empty string"),
+        ({"url": ""}, "url must be a non-empty string"),
+        ({"url": "ftp://x/y"}, "url must be an absolute http:// or https:// URL"),
+        ({"url": "not a url"}, "url must be an absolute http:// or https:// URL"),
+        ({"url": 3}, "url must be a non-empty string"),
+    ):
+        result = await fetch(ctx, **case)
+        assert result.is_error, case
+        assert_says_what_to_do(result.content, fix)
 
 
 async def test_prompt_is_answered_by_the_session_model(ctx: ToolContext, server: str) -> None:

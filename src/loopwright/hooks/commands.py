@@ -114,7 +114,13 @@ def interpret_exit(event: str, code: int, stdout: str, stderr: str, label: str) 
         return parsed  # a valid JSON object decides, whatever the exit code
     if code != 0:
         first_line = (stderr.strip().splitlines() or [""])[0]
-        raise HookFailure(f"{label} failed with exit code {code}: {first_line}")
+        advice = (
+            "; the command was not found: check the hook's command in settings (its path "
+            "and that it is executable)"
+            if code == 127
+            else ""
+        )
+        raise HookFailure(f"{label} failed with exit code {code}: {first_line}{advice}")
     text = stdout.strip()
     if text and event in _TEXT_IS_CONTEXT:
         return {

@@ -335,7 +335,8 @@ def check_matcher(pattern: str | None) -> None:
         re.compile(text)
     except re.error as exc:
         raise ValueError(
-            f"hook matcher {pattern!r} is not a valid regular expression: {exc}"
+            f"hook matcher {pattern!r} is not a valid regular expression: {exc}; escape "
+            "regex characters with a backslash, or list tool names joined with |"
         ) from exc
 
 

@@ -261,7 +261,8 @@ async def _stop_unrecorded(
         await session.conversation.append(closing)
     reason = (
         f"the session transcript could not be written ({exc}); the run was stopped so "
-        "that no unsaved work goes on"
+        "that no unsaved work goes on. Free disk space or fix the session store, then "
+        f"resume session {session.session_id} to go on from what was saved"
     )
     ended = result_message(session, run, Finish("error_during_execution", None, (reason,)))
     return [closing, ended] if closing is not None else [ended]

@@ -169,7 +169,11 @@ def load_mcp_json(
 def _required_str(name: str, raw: Mapping[str, Any], key: str) -> str:
     value = raw.get(key)
     if not isinstance(value, str) or not value:
-        raise ConfigurationError(f"MCP server {name!r}: {key!r} is required and must be a string")
+        example = "https://example.com/mcp" if key == "url" else "npx"
+        raise ConfigurationError(
+            f"MCP server {name!r}: {key!r} is required and must be a string; add it to the "
+            f'server\'s config, e.g. "{key}": "{example}"'
+        )
     return value
 
 

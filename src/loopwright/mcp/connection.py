@@ -235,7 +235,7 @@ class ServerConnection:
         elif not isinstance(self.config, StdioServerConfig):
             detail = f"could not connect to {self.config.url}: {detail}"
         else:
-            detail = f"the server did not start: {detail}"
+            detail = f"the server did not start: {detail}; check its command, args and env"
         return _with_detail(detail, self._stderr_tail())
 
     def _stderr_tail(self) -> str:

@@ -83,7 +83,10 @@ def resolve_model(spec: str | Model | None, *, env: Mapping[str, str] | None = N
     provider, sep, rest = text.partition(":")
     if sep and provider in _PROVIDERS:
         if not rest or rest.startswith("?"):
-            raise ConfigurationError(f"model string {spec!r} names no model after '{provider}:'")
+            raise ConfigurationError(
+                f"model string {spec!r} names no model after '{provider}:'; "
+                f"write {provider}:<model id>"
+            )
         if provider == "scripted":
             return _scripted(rest)
         model, options = _split_options(rest, provider)

@@ -145,13 +145,25 @@ def parse_setting(settings: ModelSettings, assignment: str) -> ModelSettings:
         try:
             converted = converters.get(key, str)(value)
         except ValueError as exc:
-            raise ConfigurationError(f"--setting {assignment!r}: {exc}") from exc
+            wanted = _WANTED.get(key, "text")
+            raise ConfigurationError(
+                f"--setting {assignment!r}: {exc}; {key} takes {wanted}"
+            ) from exc
         return dataclasses.replace(settings, **{key: converted})
     try:
         parsed: Any = json.loads(value)
     except json.JSONDecodeError:
         parsed = value
     return dataclasses.replace(settings, extra_body={**settings.extra_body, key: parsed})
+
+
+# What a --setting value must look like, for the error that refuses one.
+_WANTED = {
+    "temperature": "a number, e.g. temperature=0.2",
+    "top_p": "a number, e.g. top_p=0.9",
+    "seed": "a whole number, e.g. seed=7",
+    "parallel_tool_calls": "true or false",
+}
 
 
 def _stop_list(value: str) -> tuple[str, ...]:

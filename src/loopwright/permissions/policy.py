@@ -68,7 +68,7 @@ class PermissionPolicy:
         rule = _first(self.rules.deny, facts)
         if rule is None:
             return None
-        return Verdict("deny", f"denied by rule {rule.text}", rule.text)
+        return Verdict("deny", _denied_by(rule.text), rule.text)
 
     def evaluate(
         self,
@@ -80,7 +80,7 @@ class PermissionPolicy:
     ) -> Verdict:
         facts = self.facts(name, input, cwd)
         if (rule := _first(self.rules.deny, facts)) is not None:
-            return Verdict("deny", f"denied by rule {rule.text}", rule.text)
+            return Verdict("deny", _denied_by(rule.text), rule.text)
         if (rule := _first(self.rules.ask, facts)) is not None:
             return self._ask(f"matches ask rule {rule.text}", rule.text)
         if (tree := self._denied_tree(facts)) is not None:
@@ -365,3 +365,8 @@ def _unresolved_reason(facts: CallFacts) -> str:
             return f"no allow rule covers {facts.name} on this path"
         case _:
             return f"no allow rule matches {facts.name}"
+
+
+def _denied_by(rule: str) -> str:
+    # A deny rule is the user's standing choice: retrying the same call cannot succeed.
+    return f"denied by rule {rule}; do not retry it: do the task another way, or ask the user"

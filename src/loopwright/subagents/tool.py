@@ -152,7 +152,10 @@ class AgentTool:
         try:
             return await run(requested, self.agents[requested], prompt, ctx)
         except Exception as exc:
-            return ToolResult.error(f"subagent {requested!r} failed: {type(exc).__name__}: {exc}")
+            return ToolResult.error(
+                f"subagent {requested!r} failed: {type(exc).__name__}: {exc}; call it again "
+                "later, or do the task yourself"
+            )
 
 
 def make_agent_tool(

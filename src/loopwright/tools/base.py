@@ -170,7 +170,8 @@ def _describe_validation(exc: ValidationError) -> str:
     for err in exc.errors():
         where = ".".join(str(p) for p in err["loc"]) or "input"
         parts.append(f"{where}: {err['msg']}")
-    return "invalid arguments: " + "; ".join(parts)
+    fix = ". Call it again with arguments that match its input schema"
+    return "invalid arguments: " + "; ".join(parts) + fix
 
 
 _PARAM_DOC = re.compile(r"^\s*(\w+)\s*(?:\([^)]*\))?\s*:\s*(.+)$")

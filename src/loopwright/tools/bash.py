@@ -257,11 +257,15 @@ class BashTool:
         if finished.stopped == "timed_out":
             note = (
                 f"\nCommand timed out after {timeout_ms} ms; it and its child processes "
-                "were killed."
+                "were killed. Pass a larger timeout (in ms), or set run_in_background for "
+                "long runs."
             )
             return ToolResult(text + note, is_error=True)
         if finished.stopped == "output_too_large":
-            note = f"\nCommand killed: its output passed {self.max_output_file_bytes} bytes."
+            note = (
+                f"\nCommand killed: its output passed {self.max_output_file_bytes} bytes. "
+                "Redirect it to a file and read parts of it, or filter it (| head, | grep)."
+            )
             return ToolResult(text + note, is_error=True)
         new_cwd, cwd_note = _next_cwd(cwd_file, ctx)
         ctx.state.cwd = new_cwd

@@ -156,7 +156,10 @@ async def _filtered(text: str, pattern: str | None, cwd: Path) -> str | ToolResu
         return ToolResult.error("filtering the output timed out; use a simpler filter")
     if output.exit_code == 2:
         problem = output.stderr.strip() or "rg rejected it"
-        return ToolResult.error(f"filter is not a valid regular expression: {problem}")
+        return ToolResult.error(
+            f"filter is not a valid regular expression: {problem}; escape ( [ {{ . * + ? "
+            "with a backslash to match them literally"
+        )
     return output.stdout.decode("utf-8", errors="replace")
 
 

@@ -63,9 +63,12 @@ def _edit_sync(
     if not path.exists():
         if old == "":
             return _create(path, new, state)
-        return ToolResult.error(f"file does not exist: {path}")
+        return ToolResult.error(
+            f"file does not exist: {path}; check the path, or pass an empty old_string "
+            "to create the file"
+        )
     if path.is_dir():
-        return ToolResult.error(f"{path} is a directory, not a file")
+        return ToolResult.error(f"{path} is a directory, not a file; pass the path of a file")
     problem = stale_read_problem(path, state, "edit")
     if problem:
         return ToolResult.error(problem)
@@ -118,7 +121,10 @@ class EditTool:
         if not isinstance(old, str) or not isinstance(new, str):
             return ToolResult.error("old_string and new_string must both be strings")
         if old == new:
-            return ToolResult.error("old_string and new_string are identical; nothing to change")
+            return ToolResult.error(
+                "old_string and new_string are identical; nothing to change "
+                "(put the new text in new_string)"
+            )
         replace_all = input.get("replace_all", False)
         if not isinstance(replace_all, bool):
             return ToolResult.error(f"replace_all must be true or false, got {replace_all!r}")

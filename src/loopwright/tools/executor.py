@@ -98,7 +98,10 @@ def input_rejection(tool: Tool, name: str, input: dict[str, Any]) -> str | None:
     if error is None:
         return None
     where = "/".join(str(p) for p in error.absolute_path) or "input"
-    return f"Error: invalid arguments for {name} at {where}: {error.message}"
+    return (
+        f"Error: invalid arguments for {name} at {where}: {error.message}; send the call "
+        "again with arguments that match the tool's input schema"
+    )
 
 
 # Compiled validators by schema identity; the schema is kept so its id cannot be reused.
@@ -217,7 +220,8 @@ async def _run_one(
         except Exception as exc:  # the tool ran: the model must still learn its result
             result = ToolResult.error(
                 f"{_result_text(result)}\n\nError: {item.tool.name} ran, but processing its "
-                f"result afterwards (PostToolUse) failed: {type(exc).__name__}: {exc}"
+                f"result afterwards (PostToolUse) failed: {type(exc).__name__}: {exc}. Its "
+                "output is above; do not run it again for this"
             )
     block = to_result_block(
         item.call.id, result, decision.additional_context, session_id=ctx.session_id

@@ -143,7 +143,10 @@ class GlobTool:
         base = Path(os.path.expanduser(raw_path)) if raw_path else ctx.state.cwd
         base = base if base.is_absolute() else ctx.state.cwd / base
         if not base.is_dir():
-            return ToolResult.error(f"path is not a directory: {base}")
+            return ToolResult.error(
+                f"path is not a directory: {base}; pass an existing directory, "
+                "or leave path out to search the working directory"
+            )
         try:
             compiled = compile_glob(pattern)
         except ValueError as exc:

@@ -22,6 +22,12 @@ OutputMode = Literal["files_with_matches", "content", "count"]
 OUTPUT_MODES: tuple[OutputMode, ...] = ("files_with_matches", "content", "count")
 DEFAULT_HEAD_LIMIT = 250
 MAX_LINE_CHARS = 2000
+# Appended to ripgrep's own complaint, which names the problem but not the way out.
+_FIX_IT = (
+    "\nfix the call and search again: pattern is a ripgrep regex (escape ( [ { . * + ? with a "
+    "backslash to match them literally), type is a ripgrep type name such as py, js or rust "
+    "(or use glob)"
+)
 
 GREP_DESCRIPTION = """\
 Search file contents with ripgrep (regex syntax of rg, not POSIX grep: escape braces, e.g. \
@@ -138,7 +144,10 @@ def parse_request(input: dict[str, Any], cwd: Path) -> GrepRequest | str:
     path = Path(os.path.expanduser(raw_path)) if raw_path else cwd
     path = path if path.is_absolute() else cwd / path
     if not path.exists():
-        return f"path does not exist: {path}"
+        return (
+            f"path does not exist: {path}; pass an existing file or directory, "
+            "or leave path out to search the working directory"
+        )
     mode = input.get("output_mode", "files_with_matches")
     if mode not in OUTPUT_MODES:
         return f"output_mode must be one of {', '.join(OUTPUT_MODES)}, got {mode!r}"
@@ -290,7 +299,9 @@ class GrepTool:
         except TimeoutError:
             return ToolResult.error("the search timed out; narrow path, glob or type")
         if output.exit_code == 2 and not output.stdout:
-            return ToolResult.error(f"ripgrep rejected the search: {output.stderr.strip()}")
+            return ToolResult.error(
+                f"ripgrep rejected the search: {output.stderr.strip()}{_FIX_IT}"
+            )
         format_output = format_files if request.mode == "files_with_matches" else format_counts
         return ToolResult(
             format_output(output, request) + _warnings(output.exit_code, output.stderr)
@@ -304,7 +315,9 @@ class GrepTool:
             keep = _line_filter(request.hidden)  # hidden files' lines are never counted
         output = await run_rg_lines(args, ctx.state.cwd, wanted, keep=keep)
         if output.exit_code == 2 and not output.lines:
-            return ToolResult.error(f"ripgrep rejected the search: {output.stderr.strip()}")
+            return ToolResult.error(
+                f"ripgrep rejected the search: {output.stderr.strip()}{_FIX_IT}"
+            )
         lines = output.lines
         if request.hidden is not None:
             lines = _visible_lines(lines, request.line_numbers)

@@ -150,7 +150,8 @@ def _render_text(path: Path, offset: int, limit: int, explicit_range: bool) -> t
 def _read_sync(path: Path, input: dict[str, Any]) -> tuple[ToolResult, bool | None]:
     """The result and, on success, whether the session saw only part of the file."""
     if not path.exists():
-        return (ToolResult.error(f"file does not exist: {path}"), None)
+        missing = f"file does not exist: {path}; check the path, or find the file with Glob"
+        return (ToolResult.error(missing), None)
     if path.is_dir():
         return (
             ToolResult.error(f"{path} is a directory; list it with Bash (ls) or Glob instead"),

@@ -94,7 +94,7 @@ def _parse_pages(pages: object, page_count: int) -> range | str:
     first = int(match.group(1))
     last = int(match.group(2) or first)
     if first < 1 or last < first:
-        return f"invalid page range {pages!r}"
+        return f'invalid page range {pages!r}; pages count from 1, lower first, e.g. "2-5"'
     if first > page_count:
         return f"page {first} is past the end; the PDF has {page_count} pages"
     if last - first + 1 > MAX_PDF_PAGES_PER_CALL:

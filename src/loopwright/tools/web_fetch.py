@@ -211,7 +211,9 @@ class WebFetchTool:
         except httpx.TimeoutException:
             return ToolResult.error(f"fetching {url} timed out after {TIMEOUT_SECONDS:.0f} s")
         except httpx.HTTPError as exc:
-            return ToolResult.error(f"could not fetch {url}: {exc}")
+            return ToolResult.error(
+                f"could not fetch {url}: {exc}; check the URL and that its server is reachable"
+            )
         if isinstance(page, CrossHostRedirect):
             return ToolResult(
                 f"{page.original_url} redirected (HTTP {page.status}) to a different host: "

@@ -39,7 +39,7 @@ def _write_sync(path: Path, content: str, state: SessionState) -> ToolResult:
     existed = path.exists()
     if existed:
         if path.is_dir():
-            return ToolResult.error(f"{path} is a directory, not a file")
+            return ToolResult.error(f"{path} is a directory, not a file; pass the path of a file")
         problem = stale_read_problem(path, state, "overwrite")
         if problem:
             return ToolResult.error(problem)

@@ -1,8 +1,10 @@
-"""Bypasses found in the permissions/tools review, driven through the real loop and tools."""
+"""Shell tricks that would dodge a deny rule or a critical-path guard, refused through the
+real loop and tools."""
 
 import subprocess
 from pathlib import Path
 
+from error_advice import assert_says_what_to_do
 from loopwright import Options
 from loopwright.messages import ResultMessage
 from loopwright.testing import ScriptedModel, text, tool_call
@@ -42,7 +44,9 @@ async def test_accept_edits_does_not_let_sort_rewrite_git_config(tmp_path: Path)
         permission_mode="acceptEdits",
     )
     messages = await collect("go", options)
-    assert tool_results(messages)[0].is_error
+    refused = tool_results(messages)[0]
+    assert refused.is_error and "protected path .git/config" in refused.text
+    assert_says_what_to_do(refused.text, "pass can_use_tool")
     assert config.read_text() == before
 
 

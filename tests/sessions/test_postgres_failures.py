@@ -1,5 +1,5 @@
-"""Review findings: the PostgreSQL store survives a dropped connection and keeps a failed
-fork's transaction from touching other sessions."""
+"""The PostgreSQL store survives a dropped connection, and a failed fork's transaction
+touches no other session."""
 
 from __future__ import annotations
 
