@@ -113,15 +113,7 @@ async def compact_history(
     if result.model:
         session.spend.add_usage(result.model, result.usage)
     if result.stage == "summarised":
-        await session.conversation.compacted(
-            result.messages,
-            trigger=trigger,
-            pre_tokens=result.pre_tokens,
-            post_tokens=result.post_tokens,
-            summary=result.summary,
-            usage=result.usage,
-            model=result.model,
-        )
+        await session.conversation.compacted(result, trigger)
     else:
         session.conversation.replace(result.messages)
     return [*notices, SystemMessage("compact_boundary", result.boundary_data())]

@@ -11,13 +11,13 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
+from loopwright.context.compaction import CompactionResult
 from loopwright.messages import (
     ConversationMessage,
     Message,
     ResultMessage,
     StreamEvent,
     ToolResultBlock,
-    Usage,
     UserMessage,
 )
 from loopwright.sessions import SessionRecorder
@@ -76,30 +76,20 @@ class Conversation:
         except Exception as exc:
             raise TranscriptWriteError(f"{type(exc).__name__}: {exc}") from exc
 
-    async def compacted(
-        self,
-        messages: Sequence[ConversationMessage],
-        *,
-        trigger: CompactTrigger,
-        pre_tokens: int,
-        post_tokens: int,
-        summary: str,
-        usage: Usage | None,
-        model: str,
-    ) -> None:
+    async def compacted(self, result: CompactionResult, trigger: CompactTrigger) -> None:
         """The history after a summarising compaction, with its entry in the transcript."""
-        self.replace(messages)
+        self.replace(result.messages)
         if self.recorder is None:
             return
         try:
             await self.recorder.compaction(
-                list(messages),
+                list(result.messages),
                 trigger=trigger,
-                pre_tokens=pre_tokens,
-                post_tokens=post_tokens,
-                summary=summary,
-                usage=usage,
-                model=model,
+                pre_tokens=result.pre_tokens,
+                post_tokens=result.post_tokens,
+                summary=result.summary,
+                usage=result.usage,
+                model=result.model,
             )
         except Exception as exc:
             raise TranscriptWriteError(f"{type(exc).__name__}: {exc}") from exc
