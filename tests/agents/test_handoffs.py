@@ -173,3 +173,27 @@ async def test_handoff_agents_may_refer_to_each_other_through_a_callable() -> No
 def test_handoff_of_a_callable_without_a_name_says_what_to_pass() -> None:
     with pytest.raises(ValueError, match="agent_name="):
         handoff(lambda: BILLING)
+
+
+async def test_a_handoff_is_a_new_agent_on_the_same_conversation() -> None:
+    from loopwright import Client
+
+    model = ScriptedModel([tool_call("transfer_to_billing"), text("Billing here.")])
+    async with Client(options(model, [handoff(BILLING)])) as client:
+        session = client.session
+        before = session.agent
+        await client.query("refund A1")
+        _ = [m async for m in client.receive_response()]
+        after = session.agent
+
+    assert after is not before and after.name == "Billing"
+    # The agent that handed off is unchanged: an Agent is never edited after it is built.
+    assert before.name is None and before.system_prompt == "You are the triage agent."
+    assert list(before.tools) == ["transfer_to_billing"] and list(after.tools) == ["refund"]
+    # One conversation across the switch: prompt, handoff call, its result, Billing's answer.
+    assert [m.type for m in session.conversation.messages] == [
+        "user",
+        "assistant",
+        "user",
+        "assistant",
+    ]
