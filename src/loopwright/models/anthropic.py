@@ -3,27 +3,40 @@
 Retries are ours (``retry.py``), so the SDK client is built with ``max_retries=0``.
 Requests with a task budget go to the beta endpoint with the beta flag it needs; all
 others use the stable endpoint. Both stream the same event shapes.
+
+The SDK is not imported to send a request the SDK would send as plain HTTP: that request
+goes out through the lean path (``_lean_path``) with the SDK's exact bytes, and the SDK is
+imported only for what needs it — other configurations, token counting, and turning a
+failure into the SDK's exception (see ``_lean_path``).
 """
 
 from __future__ import annotations
 
 import dataclasses
 from collections.abc import AsyncIterator, Mapping, Sequence
-from typing import Any, cast
-
-import anthropic
-import httpx2
-from anthropic.lib._tracing._api_call import messages_create_request_attributes
-from anthropic.types import Message, RawMessageStreamEvent
-from anthropic.types.beta import BetaMessage, BetaRawMessageStreamEvent
+from typing import TYPE_CHECKING, Any, cast
 
 from loopwright.errors import ModelError, ModelErrorKind
-from loopwright.messages import ContentBlock, Usage
-from loopwright.models._anthropic_blocks import finish_block, start_block
+from loopwright.models._anthropic_events import Assembly, ErrorEvent, stream_item
 from loopwright.models._anthropic_settings import check_settings
 from loopwright.models._anthropic_wire import PROVIDER, build_body, count_tokens_body
+from loopwright.models._lean_http import LeanClient, LeanResponse, TransportError
+from loopwright.models._lean_path import (
+    LeanRoute,
+    SDKEnvironment,
+    import_sdk,
+    lean_route,
+    request_failure,
+    sdk_response,
+    send,
+    stream_failure,
+    target_of,
+)
+from loopwright.models._sdk_headers import anthropic_headers, lean_transport_ok
+from loopwright.models._sse import server_sent_events
 from loopwright.models._wire import (
     SDK_DEFAULT_TIMEOUT,
+    ClientPerLoop,
     SDKProvider,
     Timeout,
     client_source,
@@ -32,27 +45,22 @@ from loopwright.models._wire import (
     retry_after_seconds,
     timeout_arguments,
 )
-from loopwright.models.base import (
-    ModelEvent,
-    ModelRequest,
-    ModelResponse,
-    TextDelta,
-    ThinkingDelta,
-    ToolCallStart,
-    ToolInputDelta,
-)
+from loopwright.models.base import ModelEvent, ModelRequest
 from loopwright.models.capabilities import Capabilities, capabilities_for
 from loopwright.models.settings import ModelSettings, ServerTool
 
-_STOP_REASONS: dict[str, str] = {
-    "end_turn": "end_turn",
-    "tool_use": "tool_use",
-    "max_tokens": "max_tokens",
-    "pause_turn": "pause_turn",
-    "refusal": "refusal",
-    "stop_sequence": "stop_sequence",
-    "model_context_window_exceeded": "context_window_exceeded",
-}
+if TYPE_CHECKING:
+    import anthropic
+    import httpx2
+
+    from loopwright.models._client_pool import PooledClients
+
+_ENV = SDKEnvironment(
+    key="ANTHROPIC_API_KEY",
+    base_url="ANTHROPIC_BASE_URL",
+    default_base_url="https://api.anthropic.com",
+    blockers=("ANTHROPIC_CUSTOM_HEADERS",),
+)
 
 CONTEXT_1M_BETA = "context-1m-2025-08-07"
 
@@ -85,6 +93,8 @@ class AnthropicModel(SDKProvider):
             )
 
         def make_client() -> anthropic.AsyncAnthropic:
+            import anthropic
+
             return anthropic.AsyncAnthropic(
                 api_key=api_key,
                 base_url=base_url,
@@ -98,6 +108,18 @@ class AnthropicModel(SDKProvider):
         key = (PROVIDER, api_key, base_url, timeout, max_retries, headers)
         share = share_client and http_client is None
         self._clients = client_source(key, make_client, share=share)
+        self._lean = lean_route(
+            _ENV,
+            api_key=api_key,
+            base_url=base_url,
+            timeout=timeout,
+            max_retries=max_retries,
+            default_headers=default_headers,
+            http_client=http_client,
+        )
+        self._lean_clients: ClientPerLoop[LeanClient] | PooledClients = client_source(
+            ("lean", *key), LeanClient, share=share
+        )
         self.created_by_loopwright = share_client
 
     def check_settings(
@@ -107,29 +129,102 @@ class AnthropicModel(SDKProvider):
         check_settings(settings, server_tools)
 
     async def stream(self, request: ModelRequest) -> AsyncIterator[ModelEvent]:
-        client = self._clients.get()
         limit = self.capabilities.max_output_tokens
         body, betas = build_body(request, self._wire_model, output_limit=limit)
         betas += self._betas
         extra_headers = request.settings.extra_headers if request.settings else {}
+        if self._lean is not None and lean_transport_ok():
+            events = self._lean_events(self._lean, body, betas, extra_headers)
+        else:
+            events = self._sdk_events(body, betas, extra_headers)
+        assembly = Assembly(self._model)
+        async for event in events:
+            delta = assembly.handle(event)
+            if delta is not None:
+                yield delta
+        yield assembly.response()
+
+    async def _sdk_events(
+        self, body: dict[str, Any], betas: list[str], extra_headers: Mapping[str, str]
+    ) -> AsyncIterator[dict[str, Any]]:
+        client = self._clients.get()
         try:
             created = await _post_messages(client, body, betas, extra_headers)
         except Exception as exc:
             raise map_error(exc, mid_stream=False) from exc
-        events = cast(AsyncIterator[Any], created)
-        assembly = _Assembly(self._model)
         try:
-            async for event in events:
-                delta = assembly.handle(event)
-                if delta is not None:
-                    yield delta
+            # Read as the JSON the API sent: the same events whichever path carried them.
+            async for sse in created._iter_events():
+                item = stream_item(sse)
+                if isinstance(item, ErrorEvent):
+                    response = created.response
+                    raise client._make_status_error(item.message, body=item.body, response=response)
+                if item is not None:
+                    yield item
         except ModelError:
             raise
         except Exception as exc:
             raise map_error(exc, mid_stream=True) from exc
         finally:
             await created.close()
-        yield assembly.response()
+
+    async def _lean_events(
+        self,
+        route: LeanRoute,
+        body: dict[str, Any],
+        betas: list[str],
+        extra_headers: Mapping[str, str],
+    ) -> AsyncIterator[dict[str, Any]]:
+        headers = dict(extra_headers)
+        if betas:
+            headers["anthropic-beta"] = ",".join(betas)
+        sdk_headers = anthropic_headers(
+            api_key=route.api_key, custom=dict(route.custom_headers), extra=headers
+        )
+        if sdk_headers is None:  # an SDK this code cannot read: let it send
+            async for event in self._sdk_events(body, betas, extra_headers):
+                yield event
+            return
+        where = target_of(route, "/v1/messages", "beta=true" if betas else "")
+        try:
+            response = await send(self._lean_clients.get(), where, sdk_headers, json_content(body))
+        except TransportError as exc:
+            error = request_failure(await import_sdk("anthropic"), exc, where.url)
+            raise map_error(error, mid_stream=False) from exc
+        try:
+            if not 200 <= response.status_code < 300:
+                await self._raise_status(response, where.url)
+            async for sse in server_sent_events(response.aiter_bytes()):
+                item = stream_item(sse)
+                if isinstance(item, ErrorEvent):
+                    await import_sdk("anthropic")
+                    ok = sdk_response(response.status_code, response.headers, b"", where.url)
+                    client = self._clients.get()
+                    raise client._make_status_error(item.message, body=item.body, response=ok)
+                if item is not None:
+                    yield item
+        except ModelError:
+            raise
+        except TransportError as exc:
+            await import_sdk("anthropic")
+            raise map_error(stream_failure(exc), mid_stream=True) from exc
+        except Exception as exc:
+            raise map_error(exc, mid_stream=True) from exc
+        finally:
+            await response.aclose()
+
+    async def _raise_status(self, response: LeanResponse, url: str) -> None:
+        """Raise what the SDK raises for this non-2xx response, mapped."""
+        content = await response.read()
+        await import_sdk("anthropic")
+        failed = sdk_response(response.status_code, response.headers, content, url)
+        error = self._clients.get()._make_status_error_from_response(failed)
+        raise map_error(error, mid_stream=False) from error
+
+    async def aclose(self) -> None:
+        """Close this event loop's HTTP connections (call before the loop ends)."""
+        await self._lean_clients.aclose()
+        await self._clients.aclose()
 
     async def count_tokens(self, request: ModelRequest) -> int:
         client = self._clients.get()
@@ -140,16 +235,6 @@ class AnthropicModel(SDKProvider):
         except Exception as exc:
             raise map_error(exc, mid_stream=False) from exc
         return counted.input_tokens
-
-
-# The SDK's own OpenTelemetry span for messages.create (and the traceparent header it
-# sends), which a plain post() would not open. Internal request options of the SDK, as
-# its own create() passes them; tests compare our requests with create()'s.
-_TRACED: Any = {
-    "span_name": "anthropic.messages.create",
-    "span_route": "/v1/messages",
-    "span_attributes": messages_create_request_attributes,
-}
 
 
 async def _post_messages(
@@ -166,7 +251,19 @@ async def _post_messages(
     Our body is plain JSON that needs neither; the tests validate it against the same
     TypedDicts instead.
     """
-    options: dict[str, Any] = dict(_TRACED)
+    import anthropic
+    from anthropic.lib._tracing._api_call import messages_create_request_attributes
+    from anthropic.types import Message, RawMessageStreamEvent
+    from anthropic.types.beta import BetaMessage, BetaRawMessageStreamEvent
+
+    # The SDK's own OpenTelemetry span for messages.create (and the traceparent header it
+    # sends), which a plain post() would not open. Internal request options of the SDK, as
+    # its own create() passes them; tests compare our requests with create()'s.
+    options: dict[str, Any] = {
+        "span_name": "anthropic.messages.create",
+        "span_route": "/v1/messages",
+        "span_attributes": messages_create_request_attributes,
+    }
     if extra_headers:
         options["headers"] = dict(extra_headers)
     if betas:
@@ -190,117 +287,13 @@ async def _post_messages(
     )
 
 
-class _Assembly:
-    """Builds the final response from stream events, emitting provider-neutral deltas."""
-
-    def __init__(self, model: str) -> None:
-        self.model = model
-        self.message_id: str | None = None
-        self.blocks: dict[int, dict[str, Any]] = {}
-        self.tool_ordinal: dict[int, int] = {}
-        self.usage: dict[str, int] = {}
-        self.stop_reason: str | None = None
-        self.stop_sequence: str | None = None
-        self.finished = False
-
-    def handle(self, event: Any) -> ModelEvent | None:
-        kind: str = event.type
-        if kind == "content_block_delta":
-            return self._delta(event)
-        if kind == "content_block_start":
-            return self._start(event)
-        if kind == "message_start":
-            message = event.message
-            self.message_id = message.id
-            self.model = message.model or self.model
-            self._take_usage(message.usage)
-        elif kind == "message_delta":
-            self.stop_reason = event.delta.stop_reason
-            self.stop_sequence = event.delta.stop_sequence
-            self._take_usage(event.usage)
-        elif kind == "message_stop":
-            self.finished = True
-        return None
-
-    def _start(self, event: Any) -> ModelEvent | None:
-        block = event.content_block
-        index: int = event.index
-        self.blocks[index] = start_block(block)
-        if block.type == "tool_use":
-            ordinal = len(self.tool_ordinal)
-            self.tool_ordinal[index] = ordinal
-            return ToolCallStart(ordinal, block.id, block.name, raw=event.to_dict())
-        return None
-
-    def _delta(self, event: Any) -> ModelEvent | None:
-        block = self.blocks.get(event.index)
-        delta = event.delta
-        if block is None:
-            return None
-        match delta.type:
-            case "text_delta":
-                block["text"].append(delta.text)
-                return TextDelta(delta.text, raw=event.to_dict())
-            case "thinking_delta":
-                block["text"].append(delta.thinking)
-                return ThinkingDelta(delta.thinking, raw=event.to_dict())
-            case "signature_delta":
-                block["signature"] = delta.signature
-            case "input_json_delta":
-                block["json"].append(delta.partial_json)
-                ordinal = self.tool_ordinal.get(event.index)
-                if ordinal is None:
-                    return None  # a server tool's input: the provider runs it, not us
-                return ToolInputDelta(ordinal, delta.partial_json, raw=event.to_dict())
-            case "citations_delta":
-                block.setdefault("citations", []).append(delta.citation.to_dict())
-            case _:
-                pass
-        return None
-
-    def _take_usage(self, usage: Any) -> None:
-        # message_delta usage is cumulative; a None field means "unchanged".
-        for field in (
-            "input_tokens",
-            "output_tokens",
-            "cache_read_input_tokens",
-            "cache_creation_input_tokens",
-        ):
-            value = getattr(usage, field, None)
-            if value is not None:
-                self.usage[field] = int(value)
-
-    def response(self) -> ModelResponse:
-        if not self.finished:
-            raise ModelError(
-                "the Anthropic stream ended before message_stop (connection cut mid-response)",
-                kind="stream",
-            )
-        content: list[ContentBlock] = []
-        for index in sorted(self.blocks):
-            block = finish_block(self.blocks[index])
-            if block is not None:
-                content.append(block)
-        stop = _STOP_REASONS.get(self.stop_reason or "", self.stop_reason)
-        provider_data: dict[str, Any] = {"provider": PROVIDER}
-        if self.stop_reason is not None:
-            provider_data["stop_reason"] = self.stop_reason
-        if self.stop_sequence is not None:
-            provider_data["stop_sequence"] = self.stop_sequence
-        return ModelResponse(
-            content=content,
-            usage=Usage(**self.usage),
-            stop_reason=stop,
-            model=self.model,
-            message_id=self.message_id,
-            provider_data=provider_data,
-        )
-
-
 def map_error(exc: BaseException, *, mid_stream: bool) -> ModelError:
     """An SDK or transport exception as a ModelError with the kind retry.py acts on."""
     if isinstance(exc, ModelError):
         return exc
+    import anthropic
+    import httpx2
+
     if isinstance(exc, anthropic.APIStatusError):
         return _status_error(exc)
     if isinstance(exc, anthropic.APITimeoutError | httpx2.TimeoutException):

@@ -1,0 +1,129 @@
+"""The lean request path both SDK families share: when it applies, how a request is sent,
+and how its failures become the SDK's own exceptions.
+
+A provider decides once, when it is built, whether its configuration is one the SDK would
+send as a plain request (:func:`lean_route`); each request then checks the process-wide
+conditions (``lean_transport_ok``). Anything the lean path does not reproduce — an
+``http_client``, SDK-side retries, a non-default timeout, credentials other than a key,
+custom-header environment variables — keeps the SDK path.
+
+Failures are turned into exactly what the SDK would have raised (its status errors, its
+``APIConnectionError``/``APITimeoutError``, httpx2's read errors mid-stream), importing the
+SDK in a worker thread first, so that error mapping, messages and retries stay the SDK
+path's.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import importlib
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from loopwright.models._lean_http import Header, LeanClient, LeanResponse, Origin, TransportError
+from loopwright.models._sdk_headers import origin_and_target, wire_head
+from loopwright.models._wire import SDK_DEFAULT_TIMEOUT, Timeout
+
+
+@dataclass(frozen=True)
+class LeanRoute:
+    """Where the lean path posts for one provider, and with which key."""
+
+    base_url: str
+    api_key: str
+    custom_headers: tuple[Header, ...]
+
+
+@dataclass(frozen=True)
+class SDKEnvironment:
+    """One SDK's environment variables: its key, its base URL, and those that make the SDK
+    send something else (extra headers, other credentials)."""
+
+    key: str
+    base_url: str
+    default_base_url: str
+    blockers: tuple[str, ...]
+
+
+def lean_route(
+    env: SDKEnvironment,
+    *,
+    api_key: str | None,
+    base_url: str | None,
+    timeout: Timeout,
+    max_retries: int,
+    default_headers: Mapping[str, str] | None,
+    http_client: object | None,
+) -> LeanRoute | None:
+    """The route for a provider built with these arguments, or None for the SDK path."""
+    if http_client is not None or max_retries != 0 or timeout != SDK_DEFAULT_TIMEOUT:
+        return None
+    if any(os.environ.get(name) is not None for name in env.blockers):
+        return None
+    key = api_key if api_key is not None else os.environ.get(env.key)
+    if not key:
+        return None
+    url = base_url if base_url is not None else os.environ.get(env.base_url)
+    url = url or env.default_base_url
+    if origin_and_target(url, "/") is None:
+        return None
+    return LeanRoute(url, key, tuple((default_headers or {}).items()))
+
+
+@dataclass(frozen=True)
+class Target:
+    """One request's destination: the connection's origin, the request target, the URL."""
+
+    origin: Origin
+    target: str
+    url: str
+
+
+def target_of(route: LeanRoute, path: str, query: str = "") -> Target:
+    found = origin_and_target(route.base_url, path, query)
+    assert found is not None  # lean_route checked the base URL
+    origin, target = found
+    return Target(origin, target, f"{origin.scheme}://{origin.netloc}{target}")
+
+
+async def send(
+    client: LeanClient, where: Target, sdk_headers: list[Header], body: bytes
+) -> LeanResponse:
+    """POST ``body`` with the SDK's headers; raises TransportError before a response."""
+    head = wire_head(where.origin, sdk_headers, len(body))
+    return await client.post(where.origin, where.target, head, body)
+
+
+async def import_sdk(name: str) -> Any:
+    """The SDK module, imported in a worker thread the first time (an error path must not
+    stall the event loop for the second the import takes)."""
+    return await asyncio.to_thread(importlib.import_module, name)
+
+
+def sdk_response(status: int, headers: list[Header], content: bytes, url: str) -> Any:
+    """An httpx2 response, as the SDK's error constructors expect."""
+    import httpx2
+
+    request = httpx2.Request("POST", url)
+    return httpx2.Response(status, headers=headers, content=content, request=request)
+
+
+def request_failure(sdk: Any, error: TransportError, url: str) -> Exception:
+    """What the SDK raises when the request fails before a response."""
+    import httpx2
+
+    request = httpx2.Request("POST", url)
+    if error.timed_out:
+        return sdk.APITimeoutError(request=request)
+    return sdk.APIConnectionError(request=request)
+
+
+def stream_failure(error: TransportError) -> Exception:
+    """What httpx2 raises (the SDK lets it through) when the body stops mid-way."""
+    import httpx2
+
+    if error.timed_out:
+        return httpx2.ReadTimeout(str(error))
+    return httpx2.RemoteProtocolError(str(error))
