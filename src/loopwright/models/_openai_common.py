@@ -1,26 +1,202 @@
-"""What both OpenAI APIs share: the client, error mapping, model capabilities, usage."""
+"""What both OpenAI APIs share: the provider's clients and how a request is streamed
+(through the lean path when it applies, see ``_lean_path``), error mapping, usage."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any
-
-import httpx2
-import openai
+from collections.abc import AsyncIterator, Mapping
+from typing import TYPE_CHECKING, Any, Protocol
 
 from loopwright.errors import ModelError, ModelErrorKind
 from loopwright.messages import Usage
-from loopwright.models._client_pool import PooledClients
+from loopwright.models._lean_http import LeanClient, TransportError
+from loopwright.models._lean_path import (
+    LeanRoute,
+    SDKEnvironment,
+    import_sdk,
+    lean_route,
+    request_failure,
+    sdk_response,
+    send,
+    stream_failure,
+    target_of,
+)
+from loopwright.models._sdk_headers import lean_transport_ok, openai_headers
+from loopwright.models._sse import server_sent_events
 from loopwright.models._wire import (
     ClientPerLoop,
+    SDKProvider,
     Timeout,
     client_source,
     is_context_overflow,
+    json_content,
     retry_after_seconds,
     timeout_arguments,
 )
+from loopwright.models.capabilities import Capabilities
+
+if TYPE_CHECKING:
+    import httpx2
+    import openai
+
+    from loopwright.models._client_pool import PooledClients
 
 PROVIDER = "openai"
+_ENV = SDKEnvironment(
+    key="OPENAI_API_KEY",
+    base_url="OPENAI_BASE_URL",
+    default_base_url="https://api.openai.com/v1",
+    blockers=("OPENAI_CUSTOM_HEADERS", "OPENAI_ORG_ID", "OPENAI_PROJECT_ID"),
+)
+
+
+class Event(Protocol):
+    """A server-sent event as either path yields it (the SDK's or ours)."""
+
+    @property
+    def event(self) -> str | None: ...
+
+    @property
+    def data(self) -> str: ...
+
+
+class OpenAIProvider(SDKProvider):
+    """What an OpenAI API provider is made of: its SDK client source, its lean route (when
+    its configuration allows one) and how it streams a request's server-sent events."""
+
+    _api: str
+
+    def __init__(
+        self,
+        model: str,
+        capabilities: Capabilities,
+        *,
+        api_key: str | None,
+        base_url: str | None,
+        timeout: Timeout,
+        max_retries: int,
+        default_headers: Mapping[str, str] | None,
+        http_client: httpx2.AsyncClient | None,
+        share_client: bool,
+    ) -> None:
+        self._model = model
+        self.capabilities = capabilities
+        self._clients = make_clients(
+            api_key=api_key,
+            base_url=base_url,
+            timeout=timeout,
+            max_retries=max_retries,
+            default_headers=default_headers,
+            http_client=http_client,
+            share=share_client,
+        )
+        self._lean = lean_route(
+            _ENV,
+            api_key=api_key,
+            base_url=base_url,
+            timeout=timeout,
+            max_retries=max_retries,
+            default_headers=default_headers,
+            http_client=http_client,
+        )
+        key = ("lean", PROVIDER, api_key, base_url, tuple(sorted((default_headers or {}).items())))
+        self._lean_clients: ClientPerLoop[LeanClient] | PooledClients = client_source(
+            key, LeanClient, share=share_client and http_client is None
+        )
+        self.created_by_loopwright = share_client
+
+    async def aclose(self) -> None:
+        """Close this event loop's HTTP connections (call before the loop ends)."""
+        await self._lean_clients.aclose()
+        await self._clients.aclose()
+
+    async def server_events(
+        self, path: str, body: dict[str, Any], extra_headers: Mapping[str, str]
+    ) -> AsyncIterator[Event]:
+        """POST ``body`` to ``path`` and yield the response's server-sent events; failures
+        are raised as ModelErrors. After ``[DONE]`` the rest of the body is read (so the
+        connection can be reused) and no more events come."""
+        if self._lean is not None and lean_transport_ok():
+            sdk_headers = openai_headers(
+                api_key=self._lean.api_key,
+                custom=dict(self._lean.custom_headers),
+                extra=extra_headers,
+            )
+            if sdk_headers is not None:
+                async for sse in self._lean_events(self._lean, path, body, sdk_headers):
+                    yield sse
+                return
+        async for sse in self._sdk_events(path, body, extra_headers):
+            yield sse
+
+    async def _sdk_events(
+        self, path: str, body: dict[str, Any], extra_headers: Mapping[str, str]
+    ) -> AsyncIterator[Event]:
+        import openai
+
+        client = self._clients.get()
+        try:
+            # Posted as prepared: see _post_messages in anthropic.py for why not create().
+            # The events are read as plain JSON: vendor fields stay visible, [DONE] is
+            # seen, and no pydantic object is built per event.
+            created: Any = await client.post(
+                path,
+                content=json_content(body),
+                cast_to=object,
+                stream=True,
+                stream_cls=openai.AsyncStream[object],
+                options=request_options(extra_headers),
+            )
+        except Exception as exc:
+            raise map_error(exc, mid_stream=False, api=self._api) from exc
+        try:
+            async for sse in created._iter_events():
+                yield sse
+                if sse.data.startswith("[DONE]"):
+                    return
+        except ModelError:
+            raise
+        except Exception as exc:
+            raise map_error(exc, mid_stream=True, api=self._api) from exc
+        finally:
+            await created.close()
+
+    async def _lean_events(
+        self,
+        route: LeanRoute,
+        path: str,
+        body: dict[str, Any],
+        sdk_headers: list[tuple[str, str]],
+    ) -> AsyncIterator[Event]:
+        where = target_of(route, path)
+        try:
+            response = await send(self._lean_clients.get(), where, sdk_headers, json_content(body))
+        except TransportError as exc:
+            error = request_failure(await import_sdk("openai"), exc, where.url)
+            raise map_error(error, mid_stream=False, api=self._api) from exc
+        try:
+            if not 200 <= response.status_code < 300:
+                content = await response.read()
+                await import_sdk("openai")
+                failed = sdk_response(response.status_code, response.headers, content, where.url)
+                error = self._clients.get()._make_status_error_from_response(failed)
+                raise map_error(error, mid_stream=False, api=self._api) from error
+            chunks = response.aiter_bytes()
+            async for sse in server_sent_events(chunks):
+                if sse.data.startswith("[DONE]"):
+                    async for _ in chunks:
+                        pass  # the rest of the body, so that the connection is reused
+                    yield sse
+                    return
+                yield sse
+        except ModelError:
+            raise
+        except TransportError as exc:
+            await import_sdk("openai")
+            raise map_error(stream_failure(exc), mid_stream=True, api=self._api) from exc
+        except Exception as exc:
+            raise map_error(exc, mid_stream=True, api=self._api) from exc
+        finally:
+            await response.aclose()
 
 
 def make_clients(
@@ -37,6 +213,8 @@ def make_clients(
     URL and key (both OpenAI APIs use the same client)."""
 
     def make() -> openai.AsyncOpenAI:
+        import openai
+
         return openai.AsyncOpenAI(
             api_key=api_key,
             base_url=base_url,
@@ -92,6 +270,9 @@ def kind_for_code(code: str | None, message: str) -> ModelErrorKind:
 def map_error(exc: BaseException, *, mid_stream: bool, api: str) -> ModelError:
     if isinstance(exc, ModelError):
         return exc
+    import httpx2
+    import openai
+
     if isinstance(exc, openai.APIStatusError):
         return _status_error(exc, api)
     if isinstance(exc, openai.APITimeoutError | httpx2.TimeoutException):
