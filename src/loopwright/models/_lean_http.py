@@ -169,7 +169,10 @@ class LeanClient:
     """Keep-alive HTTP/1.1 connections of one event loop, reused per origin."""
 
     def __init__(
-        self, *, connect_timeout: float = CONNECT_TIMEOUT, read_timeout: float = READ_TIMEOUT
+        self,
+        *,
+        connect_timeout: float | None = CONNECT_TIMEOUT,
+        read_timeout: float | None = READ_TIMEOUT,
     ) -> None:
         self.connect_timeout = connect_timeout
         self.read_timeout = read_timeout

@@ -4,7 +4,7 @@ and how its failures become the SDK's own exceptions.
 A provider decides once, when it is built, whether its configuration is one the SDK would
 send as a plain request (:func:`lean_route`); each request then checks the process-wide
 conditions (``lean_transport_ok``). Anything the lean path does not reproduce — an
-``http_client``, SDK-side retries, a non-default timeout, credentials other than a key,
+``http_client``, SDK-side retries, credentials other than a key,
 custom-header environment variables — keeps the SDK path.
 
 Failures are turned into exactly what the SDK would have raised (its status errors, its
@@ -34,6 +34,20 @@ class LeanRoute:
     base_url: str
     api_key: str
     custom_headers: tuple[Header, ...]
+    timeout: Timeout
+
+    @property
+    def read_timeout_header(self) -> str | None:
+        """The SDK's x-stainless-read-timeout: its default's 600, a number as given."""
+        if self.timeout == SDK_DEFAULT_TIMEOUT:
+            return "600"
+        return None if self.timeout is None else str(self.timeout)
+
+    def client(self) -> LeanClient:
+        """A client with the SDK's timeouts (a number is every phase's, as in httpx2)."""
+        if self.timeout == SDK_DEFAULT_TIMEOUT:
+            return LeanClient()
+        return LeanClient(connect_timeout=self.timeout, read_timeout=self.timeout)
 
 
 @dataclass(frozen=True)
@@ -58,7 +72,7 @@ def lean_route(
     http_client: object | None,
 ) -> LeanRoute | None:
     """The route for a provider built with these arguments, or None for the SDK path."""
-    if http_client is not None or max_retries != 0 or timeout != SDK_DEFAULT_TIMEOUT:
+    if http_client is not None or max_retries != 0:
         return None
     if any(os.environ.get(name) is not None for name in env.blockers):
         return None
@@ -69,7 +83,7 @@ def lean_route(
     url = url or env.default_base_url
     if origin_and_target(url, "/") is None:
         return None
-    return LeanRoute(url, key, tuple((default_headers or {}).items()))
+    return LeanRoute(url, key, tuple((default_headers or {}).items()), timeout)
 
 
 @dataclass(frozen=True)

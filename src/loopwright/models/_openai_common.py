@@ -98,9 +98,10 @@ class OpenAIProvider(SDKProvider):
             default_headers=default_headers,
             http_client=http_client,
         )
-        key = ("lean", PROVIDER, api_key, base_url, tuple(sorted((default_headers or {}).items())))
+        headers = tuple(sorted((default_headers or {}).items()))
+        key = ("lean", PROVIDER, api_key, base_url, timeout, headers)
         self._lean_clients: ClientPerLoop[LeanClient] | PooledClients = client_source(
-            key, LeanClient, share=share_client and http_client is None
+            key, self._lean.client if self._lean else LeanClient, share=share_client
         )
         self.created_by_loopwright = share_client
 
@@ -120,6 +121,7 @@ class OpenAIProvider(SDKProvider):
                 api_key=self._lean.api_key,
                 custom=dict(self._lean.custom_headers),
                 extra=extra_headers,
+                read_timeout=self._lean.read_timeout_header,
             )
             if sdk_headers is not None:
                 async for sse in self._lean_events(self._lean, path, body, sdk_headers):

@@ -197,9 +197,10 @@ def anthropic_headers(
     api_key: str,
     custom: Mapping[str, str],
     extra: Mapping[str, str],
+    read_timeout: str | None,
 ) -> list[Header] | None:
-    """The headers ``AsyncAnthropic`` builds for a POST (default timeout, API key auth),
-    or None when the installed SDK's version cannot be read."""
+    """The headers ``AsyncAnthropic`` builds for a POST with API key auth, or None when
+    the installed SDK's version cannot be read."""
     version = package_constant("anthropic", "_version.py", "__version__")
     api_version = package_constant("anthropic", "_constants.py", "ANTHROPIC_API_VERSION")
     if version is None or api_version is None:
@@ -216,11 +217,13 @@ def anthropic_headers(
     defaults.update({"X-Stainless-Async": "async:asyncio", "anthropic-version": api_version})
     defaults.update(custom)
     # … under the per-request ones, then the client's and the call's custom layers.
+    # (x-stainless-timeout is the call's own timeout, which is never given: "NOT_GIVEN".)
+    timeouts = [("x-stainless-read-timeout", read_timeout)] if read_timeout is not None else []
     layered = HeaderList(
         [
             ("x-stainless-timeout", "NOT_GIVEN"),
             ("x-stainless-retry-count", "0"),
-            ("x-stainless-read-timeout", "600"),
+            *timeouts,
             *defaults.items(),
         ]
     )
@@ -234,9 +237,10 @@ def openai_headers(
     api_key: str,
     custom: Mapping[str, str],
     extra: Mapping[str, str],
+    read_timeout: str | None,
 ) -> list[Header] | None:
-    """The headers ``AsyncOpenAI`` builds for a POST (default timeout, bearer auth), or
-    None when the installed SDK's version cannot be read."""
+    """The headers ``AsyncOpenAI`` builds for a POST with bearer auth, or None when the
+    installed SDK's version cannot be read."""
     version = package_constant("openai", "_version.py", "__version__")
     if version is None:
         return None
@@ -261,7 +265,7 @@ def openai_headers(
     lowered = {name.lower() for name in extra}
     if "x-stainless-retry-count" not in lowered:
         headers.set("x-stainless-retry-count", "0")
-    if "x-stainless-read-timeout" not in lowered:
-        headers.set("x-stainless-read-timeout", "600")
+    if "x-stainless-read-timeout" not in lowered and read_timeout is not None:
+        headers.set("x-stainless-read-timeout", read_timeout)
     # The SDK hands httpx2 its headers by their lowercase names.
     return [(name.lower(), value) for name, value in headers.items]

@@ -118,7 +118,7 @@ class AnthropicModel(SDKProvider):
             http_client=http_client,
         )
         self._lean_clients: ClientPerLoop[LeanClient] | PooledClients = client_source(
-            ("lean", *key), LeanClient, share=share
+            ("lean", *key), self._lean.client if self._lean else LeanClient, share=share
         )
         self.created_by_loopwright = share_client
 
@@ -179,7 +179,10 @@ class AnthropicModel(SDKProvider):
         if betas:
             headers["anthropic-beta"] = ",".join(betas)
         sdk_headers = anthropic_headers(
-            api_key=route.api_key, custom=dict(route.custom_headers), extra=headers
+            api_key=route.api_key,
+            custom=dict(route.custom_headers),
+            extra=headers,
+            read_timeout=route.read_timeout_header,
         )
         if sdk_headers is None:  # an SDK this code cannot read: let it send
             async for event in self._sdk_events(body, betas, extra_headers):
