@@ -16,7 +16,7 @@ from loopwright.errors import ModelError
 from loopwright.messages import ContentBlock, Usage
 from loopwright.models._anthropic_blocks import finish_block, start_block
 from loopwright.models._anthropic_wire import PROVIDER
-from loopwright.models._sse import ServerSentEvent
+from loopwright.models._sse import Event
 from loopwright.models.base import (
     ModelEvent,
     ModelResponse,
@@ -45,7 +45,7 @@ class ErrorEvent:
     body: object
 
 
-def stream_item(sse: ServerSentEvent) -> dict[str, Any] | ErrorEvent | None:
+def stream_item(sse: Event) -> dict[str, Any] | ErrorEvent | None:
     """One event's JSON, an ErrorEvent, or None for what the SDK skips."""
     if sse.event in (None, "ping"):
         return None

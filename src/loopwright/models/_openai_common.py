@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Mapping
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any
 
 from loopwright.errors import ModelError, ModelErrorKind
 from loopwright.messages import Usage
@@ -21,7 +21,7 @@ from loopwright.models._lean_path import (
     target_of,
 )
 from loopwright.models._sdk_headers import lean_transport_ok, openai_headers
-from loopwright.models._sse import server_sent_events
+from loopwright.models._sse import Event, server_sent_events
 from loopwright.models._wire import (
     ClientPerLoop,
     SDKProvider,
@@ -47,16 +47,6 @@ _ENV = SDKEnvironment(
     default_base_url="https://api.openai.com/v1",
     blockers=("OPENAI_CUSTOM_HEADERS", "OPENAI_ORG_ID", "OPENAI_PROJECT_ID"),
 )
-
-
-class Event(Protocol):
-    """A server-sent event as either path yields it (the SDK's or ours)."""
-
-    @property
-    def event(self) -> str | None: ...
-
-    @property
-    def data(self) -> str: ...
 
 
 class OpenAIProvider(SDKProvider):

@@ -25,7 +25,7 @@ from loopwright.messages import (
     Usage,
 )
 from loopwright.models._openai_common import PROVIDER, kind_for_code, usage_from
-from loopwright.models._sse import ServerSentEvent
+from loopwright.models._sse import Event
 from loopwright.models._wire import tool_use_from_arguments
 from loopwright.models.base import (
     ModelEvent,
@@ -52,7 +52,7 @@ class ErrorData:
     body: object
 
 
-def stream_item(sse: ServerSentEvent) -> dict[str, Any] | Done | ErrorData:
+def stream_item(sse: Event) -> dict[str, Any] | Done | ErrorData:
     """One event's JSON, or what ends the stream, as the SDK's AsyncStream reads it."""
     if sse.data.startswith("[DONE]"):
         return Done()

@@ -9,6 +9,17 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
+from typing import Protocol
+
+
+class Event(Protocol):
+    """A server-sent event as either path yields it: the SDK's ``ServerSentEvent`` or ours."""
+
+    @property
+    def event(self) -> str | None: ...
+
+    @property
+    def data(self) -> str: ...
 
 
 @dataclass(frozen=True)
