@@ -92,6 +92,17 @@ async def collect(model: Model, request: ModelRequest) -> tuple[list[ModelEvent]
     return events, final
 
 
+@pytest.fixture(autouse=True)
+def no_global_tracer_provider() -> None:
+    """With a global OpenTelemetry tracer provider every SDK call is traced, so providers
+    send through their SDK, and the lean path (their default) would go untested here."""
+    from opentelemetry import trace
+
+    assert isinstance(trace.get_tracer_provider(), trace.ProxyTracerProvider), (
+        "an earlier test left a global tracer provider set; restore it after the test"
+    )
+
+
 class SleepRecorder:
     """An injectable sleep that records delays instead of waiting."""
 
