@@ -17,8 +17,8 @@ import json
 import time
 from typing import Any
 
-from loopwright.models._wire import is_context_overflow
 from loopwright.models.scripted import ScriptedCall, Step, text
+from loopwright.models.wire import is_context_overflow
 from loopwright.testing._fake_http import (
     Exchange,
     FakeServer,

@@ -1,0 +1,15 @@
+"""What code outside the providers may use of their wire formats: the fake servers'
+context-overflow wording and the Anthropic request body, as the providers build them.
+
+The provider modules' private helpers (``loopwright.models._*``) stay private to
+``loopwright.models``; this module names the few that tests and fake servers need.
+"""
+
+from __future__ import annotations
+
+from loopwright.models._anthropic_wire import TASK_BUDGET_BETA
+from loopwright.models._anthropic_wire import build_body as anthropic_body
+from loopwright.models._anthropic_wire import convert_messages as anthropic_messages
+from loopwright.models._wire import is_context_overflow
+
+__all__ = ["TASK_BUDGET_BETA", "anthropic_body", "anthropic_messages", "is_context_overflow"]
