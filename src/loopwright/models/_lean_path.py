@@ -18,12 +18,14 @@ from __future__ import annotations
 import asyncio
 import importlib
 import os
-from collections.abc import Mapping
+from collections.abc import AsyncIterator, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
+from loopwright.errors import ModelError
 from loopwright.models._lean_http import Header, LeanClient, LeanResponse, Origin, TransportError
 from loopwright.models._sdk_headers import origin_and_target, wire_head
+from loopwright.models._sse import Event, server_sent_events
 from loopwright.models._wire import SDK_DEFAULT_TIMEOUT, Timeout
 
 
@@ -108,6 +110,70 @@ async def send(
     """POST ``body`` with the SDK's headers; raises TransportError before a response."""
     head = wire_head(where.origin, sdk_headers, len(body))
     return await client.post(where.origin, where.target, head, body)
+
+
+class SDKErrors(Protocol):
+    """How a provider's SDK reports failures, and how the provider maps them."""
+
+    sdk: str  # the SDK's module, imported (in a worker thread) when a failure needs it
+
+    def status_error(self, response: Any) -> BaseException:
+        """The SDK's exception for a non-2xx httpx2 response."""
+        ...
+
+    def is_error_event(self, sse: Event) -> bool:
+        """Whether the SDK's stream raises on this event (the SDK need not be imported)."""
+        ...
+
+    def event_error(self, sse: Event, response: Any) -> BaseException:
+        """The SDK's exception for such an event of a stream whose response is given."""
+        ...
+
+    def model_error(self, exc: BaseException, *, mid_stream: bool) -> ModelError: ...
+
+
+async def lean_events(
+    client: LeanClient,
+    where: Target,
+    sdk_headers: list[Header],
+    body: bytes,
+    errors: SDKErrors,
+) -> AsyncIterator[Event]:
+    """POST ``body`` and yield the response's server-sent events; every failure is raised
+    as the ModelError of the SDK's exception for it. After ``data: [DONE]`` the rest of
+    the body is read (so that the connection is reused) and nothing more is yielded."""
+    try:
+        response = await send(client, where, sdk_headers, body)
+    except TransportError as exc:
+        error = request_failure(await import_sdk(errors.sdk), exc, where.url)
+        raise errors.model_error(error, mid_stream=False) from exc
+    status, headers = response.status_code, response.headers
+    try:
+        if not 200 <= status < 300:
+            content = await response.read()
+            await import_sdk(errors.sdk)
+            failed = errors.status_error(sdk_response(status, headers, content, where.url))
+            raise errors.model_error(failed, mid_stream=False) from failed
+        chunks = response.aiter_bytes()
+        async for sse in server_sent_events(chunks):
+            if errors.is_error_event(sse):
+                await import_sdk(errors.sdk)
+                failed = errors.event_error(sse, sdk_response(status, headers, b"", where.url))
+                raise errors.model_error(failed, mid_stream=True) from failed
+            yield sse
+            if sse.data.startswith("[DONE]"):
+                async for _ in chunks:
+                    pass
+                return
+    except ModelError:
+        raise
+    except TransportError as exc:
+        await import_sdk(errors.sdk)
+        raise errors.model_error(stream_failure(exc), mid_stream=True) from exc
+    except Exception as exc:
+        raise errors.model_error(exc, mid_stream=True) from exc
+    finally:
+        await response.aclose()
 
 
 async def import_sdk(name: str) -> Any:

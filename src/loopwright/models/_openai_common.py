@@ -8,20 +8,10 @@ from typing import TYPE_CHECKING, Any
 
 from loopwright.errors import ModelError, ModelErrorKind
 from loopwright.messages import Usage
-from loopwright.models._lean_http import LeanClient, TransportError
-from loopwright.models._lean_path import (
-    LeanRoute,
-    SDKEnvironment,
-    import_sdk,
-    lean_route,
-    request_failure,
-    sdk_response,
-    send,
-    stream_failure,
-    target_of,
-)
+from loopwright.models._lean_http import LeanClient
+from loopwright.models._lean_path import SDKEnvironment, lean_events, lean_route, target_of
 from loopwright.models._sdk_headers import lean_transport_ok, openai_headers
-from loopwright.models._sse import Event, server_sent_events
+from loopwright.models._sse import Event
 from loopwright.models._wire import (
     ClientPerLoop,
     SDKProvider,
@@ -100,25 +90,25 @@ class OpenAIProvider(SDKProvider):
         await self._lean_clients.aclose()
         await self._clients.aclose()
 
-    async def server_events(
+    def server_events(
         self, path: str, body: dict[str, Any], extra_headers: Mapping[str, str]
     ) -> AsyncIterator[Event]:
-        """POST ``body`` to ``path`` and yield the response's server-sent events; failures
-        are raised as ModelErrors. After ``[DONE]`` the rest of the body is read (so the
-        connection can be reused) and no more events come."""
-        if self._lean is not None and lean_transport_ok():
-            sdk_headers = openai_headers(
-                api_key=self._lean.api_key,
-                custom=dict(self._lean.custom_headers),
-                extra=extra_headers,
-                read_timeout=self._lean.read_timeout_header,
-            )
-            if sdk_headers is not None:
-                async for sse in self._lean_events(self._lean, path, body, sdk_headers):
-                    yield sse
-                return
-        async for sse in self._sdk_events(path, body, extra_headers):
-            yield sse
+        """POST ``body`` to ``path`` and yield the response's server-sent events (by the
+        lean path when it applies, else by the SDK); failures are raised as ModelErrors.
+        Nothing comes after ``[DONE]``."""
+        route = self._lean
+        if route is None or not lean_transport_ok():
+            return self._sdk_events(path, body, extra_headers)
+        sdk_headers = openai_headers(
+            api_key=route.api_key,
+            custom=dict(route.custom_headers),
+            extra=extra_headers,
+            read_timeout=route.read_timeout_header,
+        )
+        if sdk_headers is None:  # an SDK this code cannot read: let it send
+            return self._sdk_events(path, body, extra_headers)
+        client = self._lean_clients.get()
+        return lean_events(client, target_of(route, path), sdk_headers, json_content(body), self)
 
     async def _sdk_events(
         self, path: str, body: dict[str, Any], extra_headers: Mapping[str, str]
@@ -152,43 +142,21 @@ class OpenAIProvider(SDKProvider):
         finally:
             await created.close()
 
-    async def _lean_events(
-        self,
-        route: LeanRoute,
-        path: str,
-        body: dict[str, Any],
-        sdk_headers: list[tuple[str, str]],
-    ) -> AsyncIterator[Event]:
-        where = target_of(route, path)
-        try:
-            response = await send(self._lean_clients.get(), where, sdk_headers, json_content(body))
-        except TransportError as exc:
-            error = request_failure(await import_sdk("openai"), exc, where.url)
-            raise map_error(error, mid_stream=False, api=self._api) from exc
-        try:
-            if not 200 <= response.status_code < 300:
-                content = await response.read()
-                await import_sdk("openai")
-                failed = sdk_response(response.status_code, response.headers, content, where.url)
-                error = self._clients.get()._make_status_error_from_response(failed)
-                raise map_error(error, mid_stream=False, api=self._api) from error
-            chunks = response.aiter_bytes()
-            async for sse in server_sent_events(chunks):
-                if sse.data.startswith("[DONE]"):
-                    async for _ in chunks:
-                        pass  # the rest of the body, so that the connection is reused
-                    yield sse
-                    return
-                yield sse
-        except ModelError:
-            raise
-        except TransportError as exc:
-            await import_sdk("openai")
-            raise map_error(stream_failure(exc), mid_stream=True, api=self._api) from exc
-        except Exception as exc:
-            raise map_error(exc, mid_stream=True, api=self._api) from exc
-        finally:
-            await response.aclose()
+    # How the SDK reports failures (see _lean_path.SDKErrors). Errors inside the events
+    # are each API's to read (its stream's JSON), so no event is an error here.
+    sdk = "openai"
+
+    def status_error(self, response: Any) -> BaseException:
+        return self._clients.get()._make_status_error_from_response(response)
+
+    def is_error_event(self, sse: Event) -> bool:
+        return False
+
+    def event_error(self, sse: Event, response: Any) -> BaseException:
+        raise AssertionError("no event is an error event here")
+
+    def model_error(self, exc: BaseException, *, mid_stream: bool) -> ModelError:
+        return map_error(exc, mid_stream=mid_stream, api=self._api)
 
 
 def make_clients(

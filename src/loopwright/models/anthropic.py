@@ -20,20 +20,10 @@ from loopwright.errors import ModelError, ModelErrorKind
 from loopwright.models._anthropic_events import Assembly, ErrorEvent, stream_item
 from loopwright.models._anthropic_settings import check_settings
 from loopwright.models._anthropic_wire import PROVIDER, build_body, count_tokens_body
-from loopwright.models._lean_http import LeanClient, LeanResponse, TransportError
-from loopwright.models._lean_path import (
-    LeanRoute,
-    SDKEnvironment,
-    import_sdk,
-    lean_route,
-    request_failure,
-    sdk_response,
-    send,
-    stream_failure,
-    target_of,
-)
+from loopwright.models._lean_http import LeanClient
+from loopwright.models._lean_path import SDKEnvironment, lean_events, lean_route, target_of
 from loopwright.models._sdk_headers import anthropic_headers, lean_transport_ok
-from loopwright.models._sse import server_sent_events
+from loopwright.models._sse import Event
 from loopwright.models._wire import (
     SDK_DEFAULT_TIMEOUT,
     ClientPerLoop,
@@ -133,48 +123,26 @@ class AnthropicModel(SDKProvider):
         body, betas = build_body(request, self._wire_model, output_limit=limit)
         betas += self._betas
         extra_headers = request.settings.extra_headers if request.settings else {}
-        if self._lean is not None and lean_transport_ok():
-            events = self._lean_events(self._lean, body, betas, extra_headers)
-        else:
-            events = self._sdk_events(body, betas, extra_headers)
         assembly = Assembly(self._model)
-        async for event in events:
-            delta = assembly.handle(event)
-            if delta is not None:
-                yield delta
+        async for sse in self._server_events(body, betas, extra_headers):
+            try:
+                item = stream_item(sse)
+            except ValueError as exc:
+                raise map_error(exc, mid_stream=True) from exc
+            if isinstance(item, dict):
+                delta = assembly.handle(item)
+                if delta is not None:
+                    yield delta
         yield assembly.response()
 
-    async def _sdk_events(
+    def _server_events(
         self, body: dict[str, Any], betas: list[str], extra_headers: Mapping[str, str]
-    ) -> AsyncIterator[dict[str, Any]]:
-        client = self._clients.get()
-        try:
-            created = await _post_messages(client, body, betas, extra_headers)
-        except Exception as exc:
-            raise map_error(exc, mid_stream=False) from exc
-        try:
-            # Read as the JSON the API sent: the same events whichever path carried them.
-            async for sse in created._iter_events():
-                item = stream_item(sse)
-                if isinstance(item, ErrorEvent):
-                    response = created.response
-                    raise client._make_status_error(item.message, body=item.body, response=response)
-                if item is not None:
-                    yield item
-        except ModelError:
-            raise
-        except Exception as exc:
-            raise map_error(exc, mid_stream=True) from exc
-        finally:
-            await created.close()
-
-    async def _lean_events(
-        self,
-        route: LeanRoute,
-        body: dict[str, Any],
-        betas: list[str],
-        extra_headers: Mapping[str, str],
-    ) -> AsyncIterator[dict[str, Any]]:
+    ) -> AsyncIterator[Event]:
+        """The response's server-sent events by the lean path when it applies, else by
+        the SDK; an ``error`` event is raised, as the SDK's stream does."""
+        route = self._lean
+        if route is None or not lean_transport_ok():
+            return self._sdk_events(body, betas, extra_headers)
         headers = dict(extra_headers)
         if betas:
             headers["anthropic-beta"] = ",".join(betas)
@@ -185,44 +153,49 @@ class AnthropicModel(SDKProvider):
             read_timeout=route.read_timeout_header,
         )
         if sdk_headers is None:  # an SDK this code cannot read: let it send
-            async for event in self._sdk_events(body, betas, extra_headers):
-                yield event
-            return
+            return self._sdk_events(body, betas, extra_headers)
         where = target_of(route, "/v1/messages", "beta=true" if betas else "")
+        client = self._lean_clients.get()
+        return lean_events(client, where, sdk_headers, json_content(body), self)
+
+    async def _sdk_events(
+        self, body: dict[str, Any], betas: list[str], extra_headers: Mapping[str, str]
+    ) -> AsyncIterator[Event]:
+        client = self._clients.get()
         try:
-            response = await send(self._lean_clients.get(), where, sdk_headers, json_content(body))
-        except TransportError as exc:
-            error = request_failure(await import_sdk("anthropic"), exc, where.url)
-            raise map_error(error, mid_stream=False) from exc
+            created = await _post_messages(client, body, betas, extra_headers)
+        except Exception as exc:
+            raise map_error(exc, mid_stream=False) from exc
         try:
-            if not 200 <= response.status_code < 300:
-                await self._raise_status(response, where.url)
-            async for sse in server_sent_events(response.aiter_bytes()):
-                item = stream_item(sse)
-                if isinstance(item, ErrorEvent):
-                    await import_sdk("anthropic")
-                    ok = sdk_response(response.status_code, response.headers, b"", where.url)
-                    client = self._clients.get()
-                    raise client._make_status_error(item.message, body=item.body, response=ok)
-                if item is not None:
-                    yield item
+            # Read as the JSON the API sent: the same events whichever path carried them.
+            async for sse in created._iter_events():
+                if self.is_error_event(sse):
+                    raise self.event_error(sse, created.response)
+                yield sse
         except ModelError:
             raise
-        except TransportError as exc:
-            await import_sdk("anthropic")
-            raise map_error(stream_failure(exc), mid_stream=True) from exc
         except Exception as exc:
             raise map_error(exc, mid_stream=True) from exc
         finally:
-            await response.aclose()
+            await created.close()
 
-    async def _raise_status(self, response: LeanResponse, url: str) -> None:
-        """Raise what the SDK raises for this non-2xx response, mapped."""
-        content = await response.read()
-        await import_sdk("anthropic")
-        failed = sdk_response(response.status_code, response.headers, content, url)
-        error = self._clients.get()._make_status_error_from_response(failed)
-        raise map_error(error, mid_stream=False) from error
+    # How the SDK reports failures (see _lean_path.SDKErrors).
+    sdk = "anthropic"
+
+    def status_error(self, response: Any) -> BaseException:
+        return self._clients.get()._make_status_error_from_response(response)
+
+    def is_error_event(self, sse: Event) -> bool:
+        return sse.event == "error"
+
+    def event_error(self, sse: Event, response: Any) -> BaseException:
+        item = stream_item(sse)
+        assert isinstance(item, ErrorEvent)
+        client = self._clients.get()
+        return client._make_status_error(item.message, body=item.body, response=response)
+
+    def model_error(self, exc: BaseException, *, mid_stream: bool) -> ModelError:
+        return map_error(exc, mid_stream=mid_stream)
 
     async def aclose(self) -> None:
         """Close this event loop's HTTP connections (call before the loop ends)."""
