@@ -34,10 +34,14 @@ _HEAD_LIMIT = 1 << 20
 class TransportError(Exception):
     """The connection failed (``stage``), or a read or connect took too long."""
 
-    def __init__(self, message: str, *, stage: Stage, timed_out: bool = False) -> None:
+    def __init__(
+        self, message: str, *, stage: Stage, timed_out: bool = False, empty: bool = False
+    ) -> None:
         super().__init__(message)
         self.stage = stage
         self.timed_out = timed_out
+        # Nothing at all came back: on a kept-alive connection, the server had closed it.
+        self.empty = empty
 
 
 @dataclass(frozen=True)
@@ -129,7 +133,10 @@ class LeanResponse:
                 size_line = await self._read(reader.readline())
                 if not size_line.endswith(b"\n"):
                     raise _incomplete()
-                size = int(size_line.split(b";", 1)[0].strip() or b"0", 16)
+                try:
+                    size = int(size_line.split(b";", 1)[0].strip(), 16)
+                except ValueError:
+                    raise TransportError("malformed chunk size", stage="read") from None
                 if size == 0:
                     while (await self._read(reader.readline())).strip():
                         pass  # trailers
@@ -139,6 +146,8 @@ class LeanResponse:
             return
         length = self.header("content-length")
         if length is not None:
+            if not length.isdigit():
+                raise TransportError(f"bad Content-Length {length!r}", stage="read")
             remaining = int(length)
             while remaining > 0:
                 data = await self._read(reader.read(min(remaining, 65536)))
@@ -189,7 +198,8 @@ class LeanClient:
         """Send the request (headers exactly as given, in order) and read the response head."""
         head = [f"POST {target} HTTP/1.1"]
         head.extend(f"{name}: {value}" for name, value in headers)
-        request = ("\r\n".join(head) + "\r\n\r\n").encode("latin-1") + body
+        # UTF-8 as httpx2 encodes header values (ASCII, which is all the SDKs send, alike).
+        request = ("\r\n".join(head) + "\r\n\r\n").encode() + body
         idle = self._idle.get(origin, [])
         while idle:
             connection = idle.pop()
@@ -201,7 +211,7 @@ class LeanClient:
             except TransportError as exc:
                 # A kept-alive connection the server had already closed: as httpcore does,
                 # the request goes again on a new one.
-                if exc.stage == "read" and not exc.timed_out and getattr(exc, "empty", False):
+                if exc.empty:
                     continue
                 raise
         connection = await self._connect(origin)

@@ -183,11 +183,14 @@ async def import_sdk(name: str) -> Any:
 
 
 def sdk_response(status: int, headers: list[Header], content: bytes, url: str) -> Any:
-    """An httpx2 response, as the SDK's error constructors expect."""
+    """An httpx2 response, as the SDK's error constructors expect: ``content`` is the
+    decoded body, so the headers that describe the body on the wire are left out."""
     import httpx2
 
+    framing = ("content-encoding", "content-length", "transfer-encoding")
+    kept = [(name, value) for name, value in headers if name.lower() not in framing]
     request = httpx2.Request("POST", url)
-    return httpx2.Response(status, headers=headers, content=content, request=request)
+    return httpx2.Response(status, headers=kept, content=content, request=request)
 
 
 def request_failure(sdk: Any, error: TransportError, url: str) -> Exception:
