@@ -3,8 +3,8 @@
 For each provider (Anthropic, OpenAI Responses, Chat Completions) a 200-turn session runs
 through ``loopwright.client.run`` with the provider built as by default (its lean
 request path: the SDK's bytes without the SDK, see ``models/_lean_path.py``) talking to
-its fake server on 127.0.0.1. The server runs in a child process, so its work does not compete with the
-client for the GIL. Reported, as medians over a few sessions:
+its fake server on 127.0.0.1. The server runs in a child process, so its work does not
+compete with the client for the GIL. Reported, as medians over a few sessions:
 
 - the session's wall time per turn over HTTP;
 - the model call inside it (``stream()`` until the final response: our wire conversion,
