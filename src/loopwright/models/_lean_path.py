@@ -18,15 +18,24 @@ from __future__ import annotations
 import asyncio
 import importlib
 import os
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncIterator, Callable, Mapping
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from loopwright.errors import ModelError
 from loopwright.models._lean_http import Header, LeanClient, LeanResponse, Origin, TransportError
 from loopwright.models._sdk_headers import origin_and_target, wire_head
 from loopwright.models._sse import Event, server_sent_events
-from loopwright.models._wire import SDK_DEFAULT_TIMEOUT, Timeout
+from loopwright.models._wire import (
+    SDK_DEFAULT_TIMEOUT,
+    ClientPerLoop,
+    Timeout,
+    client_source,
+    timeout_arguments,
+)
+
+if TYPE_CHECKING:
+    from loopwright.models._client_pool import PooledClients
 
 
 @dataclass(frozen=True)
@@ -63,29 +72,76 @@ class SDKEnvironment:
     blockers: tuple[str, ...]
 
 
-def lean_route(
-    env: SDKEnvironment,
-    *,
-    api_key: str | None,
-    base_url: str | None,
-    timeout: Timeout,
-    max_retries: int,
-    default_headers: Mapping[str, str] | None,
-    http_client: object | None,
-) -> LeanRoute | None:
-    """The route for a provider built with these arguments, or None for the SDK path."""
-    if http_client is not None or max_retries != 0:
+@dataclass(frozen=True)
+class ClientOptions:
+    """The client arguments every SDK provider takes, as the SDKs' constructors do."""
+
+    api_key: str | None
+    base_url: str | None
+    timeout: Timeout
+    max_retries: int
+    default_headers: Mapping[str, str] | None
+    http_client: Any | None
+
+    def sdk_arguments(self) -> dict[str, Any]:
+        return {
+            "api_key": self.api_key,
+            "base_url": self.base_url,
+            "max_retries": self.max_retries,
+            "default_headers": self.default_headers,
+            "http_client": self.http_client,
+            **timeout_arguments(self.timeout),
+        }
+
+
+def lean_route(env: SDKEnvironment, options: ClientOptions) -> LeanRoute | None:
+    """The route for a provider built with these options, or None for the SDK path."""
+    if options.http_client is not None or options.max_retries != 0:
         return None
     if any(os.environ.get(name) is not None for name in env.blockers):
         return None
-    key = api_key if api_key is not None else os.environ.get(env.key)
+    key = options.api_key if options.api_key is not None else os.environ.get(env.key)
     if not key:
         return None
-    url = base_url if base_url is not None else os.environ.get(env.base_url)
+    url = options.base_url if options.base_url is not None else os.environ.get(env.base_url)
     url = url or env.default_base_url
     if origin_and_target(url, "/") is None:
         return None
-    return LeanRoute(url, key, tuple((default_headers or {}).items()), timeout)
+    headers = tuple((options.default_headers or {}).items())
+    return LeanRoute(url, key, headers, options.timeout)
+
+
+@dataclass(frozen=True)
+class ProviderClients:
+    """A provider's two client sources, each its own (one per event loop) or the
+    process's shared one: the SDK's client, and the lean path's with its route."""
+
+    sdk: ClientPerLoop[Any] | PooledClients
+    lean: ClientPerLoop[LeanClient] | PooledClients
+    route: LeanRoute | None
+
+
+def provider_clients(
+    provider: str,
+    env: SDKEnvironment,
+    sdk_client: Callable[[ClientOptions], Any],
+    options: ClientOptions,
+    *,
+    share: bool,
+) -> ProviderClients:
+    """The client sources of a provider built with ``options``; ``share`` (a provider made
+    from a model string) draws both from the process's pool, unless it has its own
+    ``http_client``."""
+    headers = tuple(sorted((options.default_headers or {}).items()))
+    key = (provider, options.api_key, options.base_url, options.timeout, options.max_retries)
+    key = (*key, headers)
+    share = share and options.http_client is None
+    route = lean_route(env, options)
+    return ProviderClients(
+        sdk=client_source(key, lambda: sdk_client(options), share=share),
+        lean=client_source(("lean", *key), route.client if route else LeanClient, share=share),
+        route=route,
+    )
 
 
 @dataclass(frozen=True)

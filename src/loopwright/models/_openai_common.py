@@ -8,27 +8,29 @@ from typing import TYPE_CHECKING, Any
 
 from loopwright.errors import ModelError, ModelErrorKind
 from loopwright.messages import Usage
-from loopwright.models._lean_http import LeanClient
-from loopwright.models._lean_path import SDKEnvironment, lean_events, lean_route, target_of
+from loopwright.models._lean_path import (
+    ClientOptions,
+    SDKEnvironment,
+    lean_events,
+    provider_clients,
+    target_of,
+)
 from loopwright.models._sdk_headers import lean_transport_ok, openai_headers
 from loopwright.models._sse import Event
 from loopwright.models._wire import (
-    ClientPerLoop,
+    SDK_DEFAULT_TIMEOUT,
     SDKProvider,
     Timeout,
-    client_source,
     is_context_overflow,
     json_content,
     retry_after_seconds,
-    timeout_arguments,
 )
-from loopwright.models.capabilities import Capabilities
+from loopwright.models.capabilities import Capabilities, capabilities_for
 
 if TYPE_CHECKING:
     import httpx2
     import openai
 
-    from loopwright.models._client_pool import PooledClients
 
 PROVIDER = "openai"
 _ENV = SDKEnvironment(
@@ -48,41 +50,29 @@ class OpenAIProvider(SDKProvider):
     def __init__(
         self,
         model: str,
-        capabilities: Capabilities,
         *,
-        api_key: str | None,
-        base_url: str | None,
-        timeout: Timeout,
-        max_retries: int,
-        default_headers: Mapping[str, str] | None,
-        http_client: httpx2.AsyncClient | None,
-        share_client: bool,
+        api_key: str | None = None,
+        base_url: str | None = None,
+        timeout: Timeout = SDK_DEFAULT_TIMEOUT,
+        max_retries: int = 0,
+        default_headers: Mapping[str, str] | None = None,
+        http_client: httpx2.AsyncClient | None = None,
+        context_window: int | None = None,
+        reasoning: bool | None = None,
+        capabilities: Capabilities | None = None,
+        share_client: bool = False,
     ) -> None:
         self._model = model
-        self.capabilities = capabilities
-        self._clients = make_clients(
-            api_key=api_key,
-            base_url=base_url,
-            timeout=timeout,
-            max_retries=max_retries,
-            default_headers=default_headers,
-            http_client=http_client,
-            share=share_client,
+        # Whether to send reasoning settings: non-reasoning models reject them.
+        self.capabilities = capabilities or capabilities_for(
+            model, context_window=context_window, reasoning=reasoning
         )
-        self._lean = lean_route(
-            _ENV,
-            api_key=api_key,
-            base_url=base_url,
-            timeout=timeout,
-            max_retries=max_retries,
-            default_headers=default_headers,
-            http_client=http_client,
+        options = ClientOptions(
+            api_key, base_url, timeout, max_retries, default_headers, http_client
         )
-        headers = tuple(sorted((default_headers or {}).items()))
-        key = ("lean", PROVIDER, api_key, base_url, timeout, headers)
-        self._lean_clients: ClientPerLoop[LeanClient] | PooledClients = client_source(
-            key, self._lean.client if self._lean else LeanClient, share=share_client
-        )
+        # Both OpenAI APIs share one client per base URL and key.
+        clients = provider_clients(PROVIDER, _ENV, _sdk_client, options, share=share_client)
+        self._clients, self._lean_clients, self._lean = clients.sdk, clients.lean, clients.route
         self.created_by_loopwright = share_client
 
     async def aclose(self) -> None:
@@ -159,34 +149,10 @@ class OpenAIProvider(SDKProvider):
         return map_error(exc, mid_stream=mid_stream, api=self._api)
 
 
-def make_clients(
-    *,
-    api_key: str | None,
-    base_url: str | None,
-    timeout: Timeout,
-    max_retries: int,
-    default_headers: Mapping[str, str] | None,
-    http_client: httpx2.AsyncClient | None,
-    share: bool,
-) -> ClientPerLoop[Any] | PooledClients:
-    """The provider's client source: its own, or the process's shared one for this base
-    URL and key (both OpenAI APIs use the same client)."""
+def _sdk_client(options: ClientOptions) -> openai.AsyncOpenAI:
+    import openai
 
-    def make() -> openai.AsyncOpenAI:
-        import openai
-
-        return openai.AsyncOpenAI(
-            api_key=api_key,
-            base_url=base_url,
-            max_retries=max_retries,
-            default_headers=default_headers,
-            http_client=http_client,
-            **timeout_arguments(timeout),
-        )
-
-    headers = tuple(sorted((default_headers or {}).items()))
-    key = (PROVIDER, api_key, base_url, timeout, max_retries, headers)
-    return client_source(key, make, share=share and http_client is None)
+    return openai.AsyncOpenAI(**options.sdk_arguments())
 
 
 def request_options(extra_headers: Mapping[str, str]) -> dict[str, Any]:

@@ -20,20 +20,22 @@ from loopwright.errors import ModelError, ModelErrorKind
 from loopwright.models._anthropic_events import Assembly, ErrorEvent, stream_item
 from loopwright.models._anthropic_settings import check_settings
 from loopwright.models._anthropic_wire import PROVIDER, build_body, count_tokens_body
-from loopwright.models._lean_http import LeanClient
-from loopwright.models._lean_path import SDKEnvironment, lean_events, lean_route, target_of
+from loopwright.models._lean_path import (
+    ClientOptions,
+    SDKEnvironment,
+    lean_events,
+    provider_clients,
+    target_of,
+)
 from loopwright.models._sdk_headers import anthropic_headers, lean_transport_ok
 from loopwright.models._sse import Event
 from loopwright.models._wire import (
     SDK_DEFAULT_TIMEOUT,
-    ClientPerLoop,
     SDKProvider,
     Timeout,
-    client_source,
     is_context_overflow,
     json_content,
     retry_after_seconds,
-    timeout_arguments,
 )
 from loopwright.models.base import ModelEvent, ModelRequest
 from loopwright.models.capabilities import Capabilities, capabilities_for
@@ -43,7 +45,6 @@ if TYPE_CHECKING:
     import anthropic
     import httpx2
 
-    from loopwright.models._client_pool import PooledClients
 
 _ENV = SDKEnvironment(
     key="ANTHROPIC_API_KEY",
@@ -82,34 +83,11 @@ class AnthropicModel(SDKProvider):
                 self.capabilities, context_window=context_window
             )
 
-        def make_client() -> anthropic.AsyncAnthropic:
-            import anthropic
-
-            return anthropic.AsyncAnthropic(
-                api_key=api_key,
-                base_url=base_url,
-                max_retries=max_retries,
-                default_headers=default_headers,
-                http_client=http_client,
-                **timeout_arguments(timeout),
-            )
-
-        headers = tuple(sorted((default_headers or {}).items()))
-        key = (PROVIDER, api_key, base_url, timeout, max_retries, headers)
-        share = share_client and http_client is None
-        self._clients = client_source(key, make_client, share=share)
-        self._lean = lean_route(
-            _ENV,
-            api_key=api_key,
-            base_url=base_url,
-            timeout=timeout,
-            max_retries=max_retries,
-            default_headers=default_headers,
-            http_client=http_client,
+        options = ClientOptions(
+            api_key, base_url, timeout, max_retries, default_headers, http_client
         )
-        self._lean_clients: ClientPerLoop[LeanClient] | PooledClients = client_source(
-            ("lean", *key), self._lean.client if self._lean else LeanClient, share=share
-        )
+        clients = provider_clients(PROVIDER, _ENV, _sdk_client, options, share=share_client)
+        self._clients, self._lean_clients, self._lean = clients.sdk, clients.lean, clients.route
         self.created_by_loopwright = share_client
 
     def check_settings(
@@ -211,6 +189,12 @@ class AnthropicModel(SDKProvider):
         except Exception as exc:
             raise map_error(exc, mid_stream=False) from exc
         return counted.input_tokens
+
+
+def _sdk_client(options: ClientOptions) -> anthropic.AsyncAnthropic:
+    import anthropic
+
+    return anthropic.AsyncAnthropic(**options.sdk_arguments())
 
 
 async def _post_messages(

@@ -33,7 +33,7 @@ from loopwright.models._openai_common import PROVIDER, OpenAIProvider, map_error
 from loopwright.models._openai_settings import apply_settings, check_settings
 from loopwright.models._wire import SDK_DEFAULT_TIMEOUT, Timeout, tool_arguments_json
 from loopwright.models.base import ModelEvent, ModelRequest
-from loopwright.models.capabilities import Capabilities, capabilities_for
+from loopwright.models.capabilities import Capabilities
 from loopwright.models.settings import ModelSettings, ServerTool
 
 if TYPE_CHECKING:
@@ -65,14 +65,15 @@ class OpenAIChatModel(OpenAIProvider):
         key = api_key if api_key is not None or base_url is None else "not-needed"
         super().__init__(
             model,
-            capabilities
-            or capabilities_for(model, context_window=context_window, reasoning=reasoning),
             api_key=key,
             base_url=base_url,
             timeout=timeout,
             max_retries=max_retries,
             default_headers=default_headers,
             http_client=http_client,
+            context_window=context_window,
+            reasoning=reasoning,
+            capabilities=capabilities,
             share_client=share_client,
         )
         # OpenAI itself wants max_completion_tokens; most compatible servers only know

@@ -7,8 +7,8 @@ and are sent back verbatim on the next turn so the model keeps its chain of thou
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Mapping, Sequence
-from typing import TYPE_CHECKING, Any, cast
+from collections.abc import AsyncIterator, Sequence
+from typing import Any, cast
 
 from loopwright.messages import (
     AssistantMessage,
@@ -24,13 +24,9 @@ from loopwright.models._lean_path import import_sdk
 from loopwright.models._openai_common import PROVIDER, OpenAIProvider, map_error
 from loopwright.models._openai_settings import apply_settings, check_settings, server_tool_params
 from loopwright.models._responses_output import Assembly, Done, ErrorData, stream_item
-from loopwright.models._wire import SDK_DEFAULT_TIMEOUT, Timeout, tool_arguments_json
+from loopwright.models._wire import tool_arguments_json
 from loopwright.models.base import ModelEvent, ModelRequest
-from loopwright.models.capabilities import Capabilities, capabilities_for
 from loopwright.models.settings import ModelSettings, ServerTool
-
-if TYPE_CHECKING:
-    import httpx2
 
 _API = "OpenAI Responses API"
 # Keys of a reasoning output item that the API accepts back as an input item.
@@ -41,35 +37,6 @@ class OpenAIResponsesModel(OpenAIProvider):
     """An OpenAI model on the Responses API. ``name`` is the model id."""
 
     _api = _API
-
-    def __init__(
-        self,
-        model: str,
-        *,
-        api_key: str | None = None,
-        base_url: str | None = None,
-        timeout: Timeout = SDK_DEFAULT_TIMEOUT,
-        max_retries: int = 0,
-        default_headers: Mapping[str, str] | None = None,
-        http_client: httpx2.AsyncClient | None = None,
-        context_window: int | None = None,
-        reasoning: bool | None = None,
-        capabilities: Capabilities | None = None,
-        share_client: bool = False,
-    ) -> None:
-        # Whether to send reasoning settings; non-reasoning models reject them.
-        super().__init__(
-            model,
-            capabilities
-            or capabilities_for(model, context_window=context_window, reasoning=reasoning),
-            api_key=api_key,
-            base_url=base_url,
-            timeout=timeout,
-            max_retries=max_retries,
-            default_headers=default_headers,
-            http_client=http_client,
-            share_client=share_client,
-        )
 
     def check_settings(
         self, settings: ModelSettings | None, server_tools: Sequence[ServerTool] = ()
