@@ -218,6 +218,9 @@ class LeanClient:
         return await self._exchange(origin, connection, request)
 
     def put_back(self, origin: Origin, connection: _Connection) -> None:
+        if self._closed:  # a stream that outlived close(): nothing will reuse it
+            connection.close()
+            return
         self._idle.setdefault(origin, []).append(connection)
 
     async def close(self) -> None:
