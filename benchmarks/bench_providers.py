@@ -1,13 +1,14 @@
 """Per-turn cost of real providers over HTTP, against the zero-latency fake servers.
 
 For each provider (Anthropic, OpenAI Responses, Chat Completions) a 200-turn session runs
-through ``loopwright.client.run`` with the real SDK client talking to its fake server on
-127.0.0.1. The server runs in a child process, so its work does not compete with the
-client for the GIL. Reported, as medians over a few sessions:
+through ``loopwright.client.run`` with the provider built as by default (its lean
+request path: the SDK's bytes without the SDK, see ``models/_lean_path.py``) talking to
+its fake server on 127.0.0.1. The server runs in a child process, so its work does not
+compete with the client for the GIL. Reported, as medians over a few sessions:
 
 - the session's wall time per turn over HTTP;
 - the model call inside it (``stream()`` until the final response: our wire conversion,
-  the SDK, HTTP on loopback, SSE parsing, the fake server's own time);
+  HTTP on loopback, SSE parsing, the fake server's own time);
 - the loop's share: the first minus the second, against the SPEC's < 1 ms target;
 - the same session on ScriptedModel (no HTTP), for comparison.
 
@@ -167,7 +168,7 @@ def run() -> list[Row]:
         rows.append(
             (f"{label} over HTTP, {TURNS}-turn session, per turn", f"{session:.3f} ms", "-")
         )
-        rows.append((f"{label} model call (SDK + HTTP + fake server)", f"{call:.3f} ms", "-"))
+        rows.append((f"{label} model call (wire + HTTP + fake server)", f"{call:.3f} ms", "-"))
         rows.append(
             (f"{label} loop share per turn (turn - call)", f"{session - call:.3f} ms", "< 1 ms")
         )

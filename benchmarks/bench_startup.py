@@ -6,6 +6,10 @@ the process is spawned and stops when the socket receives the request's first by
 process is then killed (the answer does not matter here). The median of 10 per provider,
 beside the whole scripted-model run for reference.
 
+One unmeasured run per provider comes first, allowed to write bytecode caches (an
+installed package has them; a checkout run with PYTHONDONTWRITEBYTECODE=1 would otherwise
+compile every loopwright module on every start).
+
 Run: ``python benchmarks/bench_startup.py`` (or ``make bench``).
 """
 
@@ -62,10 +66,15 @@ class _FirstByte:
         self.listener.close()
 
 
-def _first_request_ms(model: str, variable: str, suffix: str, home: str) -> float:
+def _first_request_ms(
+    model: str, variable: str, suffix: str, home: str, *, warm_up: bool = False
+) -> float:
     server = _FirstByte()
+    inherited = dict(os.environ)
+    if warm_up:
+        inherited.pop("PYTHONDONTWRITEBYTECODE", None)
     env = {
-        **os.environ,
+        **inherited,
         "ANTHROPIC_API_KEY": "bench",
         "OPENAI_API_KEY": "bench",
         variable: f"http://127.0.0.1:{server.port}{suffix}",
@@ -86,14 +95,17 @@ def _first_request_ms(model: str, variable: str, suffix: str, home: str) -> floa
         server.close()
 
 
-def _scripted_run_ms(home: str) -> float:
+def _scripted_run_ms(home: str, *, warm_up: bool = False) -> float:
     script = Path(home) / "script.yaml"
     script.write_text("- text: hello\n")
+    inherited = dict(os.environ)
+    if warm_up:
+        inherited.pop("PYTHONDONTWRITEBYTECODE", None)
     started = time.perf_counter()
     subprocess.run(
         [*_cli(), "-p", "hi", "--model", f"scripted:{script}"],
         cwd=home,
-        env={**os.environ, "LOOPWRIGHT_HOME": home},
+        env={**inherited, "LOOPWRIGHT_HOME": home},
         stdout=subprocess.DEVNULL,
         check=True,
     )
@@ -103,11 +115,13 @@ def _scripted_run_ms(home: str) -> float:
 def run() -> list[Row]:
     rows: list[Row] = []
     with tempfile.TemporaryDirectory() as home:
+        _scripted_run_ms(home, warm_up=True)
         scripted = statistics.median(_scripted_run_ms(home) for _ in range(REPEATS))
         rows.append(
             ("process start -> exit, scripted model (whole run)", f"{scripted:.0f} ms", "-")
         )
         for label, model, variable, suffix in _PROVIDERS:
+            _first_request_ms(model, variable, suffix, home, warm_up=True)
             samples = [_first_request_ms(model, variable, suffix, home) for _ in range(REPEATS)]
             rows.append(
                 (

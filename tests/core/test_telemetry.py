@@ -16,11 +16,14 @@ _EXPORTER = InMemorySpanExporter()
 
 @pytest.fixture(scope="module", autouse=True)
 def tracer_provider() -> Iterator[None]:
-    # The global provider can be set once per process; spans are cleared per test.
+    # The global provider, for this module only (set_tracer_provider could set it once per
+    # process, and a provider left behind makes every later SDK call trace); spans are
+    # cleared per test.
     provider = TracerProvider()
     provider.add_span_processor(SimpleSpanProcessor(_EXPORTER))
-    trace.set_tracer_provider(provider)
-    yield
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(trace, "_TRACER_PROVIDER", provider)
+        yield
 
 
 @pytest.fixture(autouse=True)

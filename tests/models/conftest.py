@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable, Generator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
+import httpx2
 import pytest
 
 from loopwright.messages import UserMessage
@@ -30,17 +32,29 @@ GLOB_TOOL = ToolSpec(
 
 @dataclass(frozen=True)
 class Provider:
-    """One provider, its fake server and the path its requests go to."""
+    """One provider, its fake server and the path its requests go to.
+
+    ``transport`` "lean" is how a provider sends by default (its own HTTP client, the SDK
+    not imported); "sdk" gives it an httpx2 client of the user's, which only the SDK can
+    send through — both must behave the same."""
 
     id: str
     model_id: str
     path: str
     server: Callable[[Sequence[ScriptItem]], FakeServer]
     make: Callable[..., Model]
+    transport: str = "lean"
+
+    @property
+    def family(self) -> str:
+        """The provider whichever way it sends: anthropic, responses or chat."""
+        return self.id.removesuffix("-sdk")
 
     @contextmanager
     def serve(self, script: Sequence[ScriptItem], **options: Any) -> Generator[Any]:
         with self.server(script) as server:
+            if self.transport == "sdk":
+                options.setdefault("http_client", httpx2.AsyncClient())
             model = self.make(
                 self.model_id, api_key="test-key", base_url=server.base_url, **options
             )
@@ -51,6 +65,10 @@ PROVIDERS = [
     Provider("anthropic", "claude-sonnet-5-5", "/v1/messages", FakeAnthropicServer, AnthropicModel),
     Provider("responses", "gpt-5.5", "/v1/responses", FakeOpenAIServer, OpenAIResponsesModel),
     Provider("chat", "gpt-5.5", "/v1/chat/completions", FakeOpenAIServer, OpenAIChatModel),
+]
+BOTH_TRANSPORTS = [
+    *PROVIDERS,
+    *(dataclasses.replace(p, id=f"{p.id}-sdk", transport="sdk") for p in PROVIDERS),
 ]
 
 
@@ -72,6 +90,17 @@ async def collect(model: Model, request: ModelRequest) -> tuple[list[ModelEvent]
     assert isinstance(final, ModelResponse)
     assert sum(isinstance(e, ModelResponse) for e in events) == 1
     return events, final
+
+
+@pytest.fixture(autouse=True)
+def no_global_tracer_provider() -> None:
+    """With a global OpenTelemetry tracer provider every SDK call is traced, so providers
+    send through their SDK, and the lean path (their default) would go untested here."""
+    from opentelemetry import trace
+
+    assert isinstance(trace.get_tracer_provider(), trace.ProxyTracerProvider), (
+        "an earlier test left a global tracer provider set; restore it after the test"
+    )
 
 
 class SleepRecorder:

@@ -21,10 +21,11 @@ from loopwright.messages import (
     ToolUseBlock,
     UserMessage,
 )
-from loopwright.models._anthropic_wire import TASK_BUDGET_BETA, build_body
 from loopwright.models.anthropic import CONTEXT_1M_BETA, AnthropicModel
 from loopwright.models.base import ModelRequest, ThinkingConfig
 from loopwright.models.scripted import text, tool_call
+from loopwright.models.wire import TASK_BUDGET_BETA
+from loopwright.models.wire import anthropic_body as build_body
 from loopwright.testing.fake_anthropic import FakeAnthropicServer, stream_error
 
 from ._validate import validate

@@ -87,13 +87,20 @@ async def test_model_strings_share_one_sdk_client() -> None:
     assert clients[0].is_closed() and clients[2].is_closed()
 
 
-async def test_a_shared_client_stays_open_until_its_last_session_closes() -> None:
+@pytest.mark.parametrize("path", ["lean", "sdk"])
+async def test_a_shared_client_stays_open_until_its_last_session_closes(
+    path: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    if path == "sdk":  # a setting only the SDK carries: requests go through its client
+        monkeypatch.setenv("ANTHROPIC_CUSTOM_HEADERS", "X-Team: qa")
     with FakeAnthropicServer([text("a"), text("b")]) as server:
         env = {**KEYS, "ANTHROPIC_BASE_URL": server.base_url}
         first = resolve_model("anthropic:claude-sonnet-5-5", env=env)
         second = resolve_model("anthropic:claude-sonnet-5-5", env=env)
         await asyncio.gather(collect(first, ask()), collect(second, ask()))
-        client = first._clients.get()  # pyright: ignore[reportPrivateUsage]
+        sources = {"lean": "_lean_clients", "sdk": "_clients"}
+        client = getattr(first, sources[path]).get()
+        assert server.requests[0].headers.get("x-team") == ("qa" if path == "sdk" else None)
         await first.aclose()
         assert not client.is_closed()  # the second session still uses it
         await second.aclose()

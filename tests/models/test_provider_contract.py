@@ -1,4 +1,5 @@
-"""Behaviour every provider shares, each through its real SDK against its fake server."""
+"""Behaviour every provider shares against its fake server, each both ways it can send:
+its lean path (the default) and through its SDK's client."""
 
 from __future__ import annotations
 
@@ -37,7 +38,12 @@ from loopwright.testing._fake_http import (
     truncated_stream,
 )
 
-from .conftest import Provider, SleepRecorder, ask, collect
+from .conftest import BOTH_TRANSPORTS, Provider, SleepRecorder, ask, collect
+
+
+@pytest.fixture(params=BOTH_TRANSPORTS, ids=[p.id for p in BOTH_TRANSPORTS])
+def provider(request: pytest.FixtureRequest) -> Provider:
+    return request.param
 
 
 async def test_multi_turn_tool_round_trip(provider: Provider) -> None:
@@ -114,7 +120,7 @@ async def test_invalid_tool_json_is_kept_raw(provider: Provider) -> None:
         server.add(text("ok"))
         await collect(model, ModelRequest("m", "s", history))
     sent = json.dumps(server.requests[1].body)
-    if provider.id != "anthropic":  # Anthropic takes input as an object: {} is sent
+    if provider.family != "anthropic":  # Anthropic takes input as an object: {} is sent
         assert json.dumps('{"path": "/a"') in sent
 
 
@@ -143,8 +149,8 @@ async def test_stop_reasons_are_normalised(provider: Provider, stop: str) -> Non
         _, response = await collect(model, ask())
     expected = {
         # Chat Completions and Responses have no pause or stop-sequence reasons of their own.
-        "pause_turn": "pause_turn" if provider.id == "anthropic" else "end_turn",
-        "stop_sequence": "stop_sequence" if provider.id == "anthropic" else "end_turn",
+        "pause_turn": "pause_turn" if provider.family == "anthropic" else "end_turn",
+        "stop_sequence": "stop_sequence" if provider.family == "anthropic" else "end_turn",
     }.get(stop, stop)
     assert response.stop_reason == expected
 

@@ -10,7 +10,7 @@ import sys
 from collections.abc import Sequence
 
 from loopwright.cli.agent_arguments import add_agent_arguments, options_from_args
-from loopwright.cli.render import result_text, to_json_line
+from loopwright.cli.plain_output import result_text, to_json_line
 from loopwright.cli.stream_json import StreamJsonWriter
 from loopwright.client import query
 from loopwright.errors import ConfigurationError, LoopwrightError

@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import json
-from typing import Any
 
 from rich.console import Console
 from rich.markup import escape
 from rich.panel import Panel
 from rich.table import Table
 
+# Re-exported: the renderer's callers print results and JSON lines too.
+from loopwright.cli.plain_output import dict_to_json_line, result_text, to_json_line
 from loopwright.messages import (
     AssistantMessage,
     ImageBlock,
@@ -23,6 +24,8 @@ from loopwright.messages import (
     ToolUseBlock,
     UserMessage,
 )
+
+__all__ = ["Renderer", "dict_to_json_line", "result_text", "to_json_line"]
 
 MAX_RESULT_LINES = 12
 
@@ -131,33 +134,3 @@ class Renderer:
         for error in result.errors:
             table.add_row("error", f"[red]{escape(error)}[/red]")
         self.console.print(Panel(table, title="result", expand=False))
-
-
-def result_text(result: ResultMessage) -> str:
-    if result.result is not None:
-        return result.result
-    return f"error: {result.subtype}: {'; '.join(result.errors)}"
-
-
-# Characters JSON leaves unescaped that str.splitlines() (and JavaScript, before ES2019)
-# treat as line breaks: escaped, so that one message is always exactly one line.
-_LINE_BREAKS_JSON_KEEPS = {"\u0085": "\\u0085", "\u2028": "\\u2028", "\u2029": "\\u2029"}
-
-
-def to_json_line(message: Message) -> str:
-    """One message as one line of UTF-8-encodable JSON, whatever text it carries."""
-    return dict_to_json_line(message.to_dict())
-
-
-def dict_to_json_line(data: dict[str, Any]) -> str:
-    """A JSON object as one line of UTF-8-encodable JSON, whatever text it carries."""
-    line = json.dumps(data, ensure_ascii=False, default=str)
-    try:
-        line.encode("utf-8")
-    except UnicodeEncodeError:
-        # A lone surrogate (a file name that is not UTF-8, say) cannot be written as UTF-8;
-        # escaped, it stays valid JSON that round-trips.
-        return json.dumps(data, ensure_ascii=True, default=str)
-    for char, escaped in _LINE_BREAKS_JSON_KEEPS.items():
-        line = line.replace(char, escaped)
-    return line

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from loopwright.cli.render import dict_to_json_line
+from loopwright.cli.plain_output import dict_to_json_line
 from loopwright.messages import (
     AssistantMessage,
     Message,

@@ -22,28 +22,32 @@ from loopwright.models._anthropic_wire import PROVIDER
 from loopwright.models._wire import tool_use_from_arguments
 
 
-def start_block(block: Any) -> dict[str, Any]:
-    """The growing state of one block from its ``content_block_start`` object."""
-    match block.type:
+def start_block(block: dict[str, Any]) -> dict[str, Any]:
+    """The growing state of one block from its ``content_block_start`` JSON."""
+    match block.get("type"):
         case "text":
-            citations = [c.to_dict() for c in (getattr(block, "citations", None) or ())]
-            return {"type": "text", "text": [block.text], "citations": citations}
+            citations = list(block.get("citations") or ())
+            return {"type": "text", "text": [block.get("text", "")], "citations": citations}
         case "thinking":
-            return {"type": "thinking", "text": [block.thinking], "signature": block.signature}
+            return {
+                "type": "thinking",
+                "text": [block.get("thinking", "")],
+                "signature": block.get("signature"),
+            }
         case "redacted_thinking":
-            return {"type": "redacted_thinking", "data": block.data}
+            return {"type": "redacted_thinking", "data": block.get("data")}
         case "tool_use":
             # Anthropic starts with {} and streams the input; some compatible servers
             # put all of it here and stream nothing.
             return {
                 "type": "tool_use",
-                "id": block.id,
-                "name": block.name,
+                "id": block["id"],
+                "name": block["name"],
                 "json": [],
-                "start_input": block.input,
+                "start_input": block.get("input"),
             }
         case _:
-            return {"type": "server", "wire": block.to_dict(), "json": []}
+            return {"type": "server", "wire": dict(block), "json": []}
 
 
 def finish_block(block: dict[str, Any]) -> ContentBlock | None:

@@ -1,54 +1,158 @@
-"""What both OpenAI APIs share: the client, error mapping, model capabilities, usage."""
+"""What both OpenAI APIs share: the provider's clients and how a request is streamed
+(through the lean path when it applies, see ``_lean_path``), error mapping, usage."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any
-
-import httpx2
-import openai
+from collections.abc import AsyncIterator, Mapping
+from typing import TYPE_CHECKING, Any
 
 from loopwright.errors import ModelError, ModelErrorKind
 from loopwright.messages import Usage
-from loopwright.models._client_pool import PooledClients
-from loopwright.models._wire import (
-    ClientPerLoop,
-    Timeout,
-    client_source,
-    retry_after_seconds,
-    timeout_arguments,
+from loopwright.models._lean_path import (
+    ClientOptions,
+    SDKEnvironment,
+    lean_events,
+    provider_clients,
+    target_of,
 )
+from loopwright.models._sdk_headers import lean_transport_ok, openai_headers
+from loopwright.models._sse import Event
+from loopwright.models._wire import (
+    SDK_DEFAULT_TIMEOUT,
+    SDKProvider,
+    Timeout,
+    json_content,
+    retry_after_seconds,
+)
+from loopwright.models.capabilities import Capabilities, capabilities_for
 from loopwright.models.overflow import is_context_overflow
 
+if TYPE_CHECKING:
+    import httpx2
+    import openai
+
+
 PROVIDER = "openai"
+_ENV = SDKEnvironment(
+    key="OPENAI_API_KEY",
+    base_url="OPENAI_BASE_URL",
+    default_base_url="https://api.openai.com/v1",
+    blockers=("OPENAI_CUSTOM_HEADERS", "OPENAI_ORG_ID", "OPENAI_PROJECT_ID"),
+)
 
 
-def make_clients(
-    *,
-    api_key: str | None,
-    base_url: str | None,
-    timeout: Timeout,
-    max_retries: int,
-    default_headers: Mapping[str, str] | None,
-    http_client: httpx2.AsyncClient | None,
-    share: bool,
-) -> ClientPerLoop[Any] | PooledClients:
-    """The provider's client source: its own, or the process's shared one for this base
-    URL and key (both OpenAI APIs use the same client)."""
+class OpenAIProvider(SDKProvider):
+    """What an OpenAI API provider is made of: its SDK client source, its lean route (when
+    its configuration allows one) and how it streams a request's server-sent events."""
 
-    def make() -> openai.AsyncOpenAI:
-        return openai.AsyncOpenAI(
-            api_key=api_key,
-            base_url=base_url,
-            max_retries=max_retries,
-            default_headers=default_headers,
-            http_client=http_client,
-            **timeout_arguments(timeout),
+    _api: str
+
+    def __init__(
+        self,
+        model: str,
+        *,
+        api_key: str | None = None,
+        base_url: str | None = None,
+        timeout: Timeout = SDK_DEFAULT_TIMEOUT,
+        max_retries: int = 0,
+        default_headers: Mapping[str, str] | None = None,
+        http_client: httpx2.AsyncClient | None = None,
+        context_window: int | None = None,
+        reasoning: bool | None = None,
+        capabilities: Capabilities | None = None,
+        share_client: bool = False,
+    ) -> None:
+        self._model = model
+        # Whether to send reasoning settings: non-reasoning models reject them.
+        self.capabilities = capabilities or capabilities_for(
+            model, context_window=context_window, reasoning=reasoning
         )
+        options = ClientOptions(
+            api_key, base_url, timeout, max_retries, default_headers, http_client
+        )
+        # Both OpenAI APIs share one client per base URL and key.
+        clients = provider_clients(PROVIDER, _ENV, _sdk_client, options, share=share_client)
+        self._clients, self._lean_clients, self._lean = clients.sdk, clients.lean, clients.route
+        self.created_by_loopwright = share_client
 
-    headers = tuple(sorted((default_headers or {}).items()))
-    key = (PROVIDER, api_key, base_url, timeout, max_retries, headers)
-    return client_source(key, make, share=share and http_client is None)
+    async def aclose(self) -> None:
+        """Close this event loop's HTTP connections (call before the loop ends)."""
+        await self._lean_clients.aclose()
+        await self._clients.aclose()
+
+    def server_events(
+        self, path: str, body: dict[str, Any], extra_headers: Mapping[str, str]
+    ) -> AsyncIterator[Event]:
+        """POST ``body`` to ``path`` and yield the response's server-sent events (by the
+        lean path when it applies, else by the SDK); failures are raised as ModelErrors.
+        Nothing comes after ``[DONE]``."""
+        route = self._lean
+        if route is None or not lean_transport_ok():
+            return self._sdk_events(path, body, extra_headers)
+        sdk_headers = openai_headers(
+            api_key=route.api_key,
+            custom=dict(route.custom_headers),
+            extra=extra_headers,
+            read_timeout=route.read_timeout_header,
+        )
+        if sdk_headers is None:  # an SDK this code cannot read: let it send
+            return self._sdk_events(path, body, extra_headers)
+        client = self._lean_clients.get()
+        return lean_events(client, target_of(route, path), sdk_headers, json_content(body), self)
+
+    async def _sdk_events(
+        self, path: str, body: dict[str, Any], extra_headers: Mapping[str, str]
+    ) -> AsyncIterator[Event]:
+        import openai
+
+        client = self._clients.get()
+        try:
+            # Posted as prepared: see _post_messages in anthropic.py for why not create().
+            # The events are read as plain JSON: vendor fields stay visible, [DONE] is
+            # seen, and no pydantic object is built per event.
+            created: Any = await client.post(
+                path,
+                content=json_content(body),
+                cast_to=object,
+                stream=True,
+                stream_cls=openai.AsyncStream[object],
+                options=request_options(extra_headers),
+            )
+        except Exception as exc:
+            raise map_error(exc, mid_stream=False, api=self._api) from exc
+        try:
+            async for sse in created._iter_events():
+                yield sse
+                if sse.data.startswith("[DONE]"):
+                    return
+        except ModelError:
+            raise
+        except Exception as exc:
+            raise map_error(exc, mid_stream=True, api=self._api) from exc
+        finally:
+            await created.close()
+
+    # How the SDK reports failures (see _lean_path.SDKErrors). Errors inside the events
+    # are each API's to read (its stream's JSON), so no event is an error here.
+    sdk = "openai"
+
+    def status_error(self, response: Any) -> BaseException:
+        return self._clients.get()._make_status_error_from_response(response)
+
+    def is_error_event(self, sse: Event) -> bool:
+        return False
+
+    def event_error(self, sse: Event, response: Any) -> BaseException:
+        raise AssertionError("no event is an error event here")
+
+    def model_error(self, exc: BaseException, *, mid_stream: bool) -> ModelError:
+        return map_error(exc, mid_stream=mid_stream, api=self._api)
+
+
+def _sdk_client(options: ClientOptions) -> openai.AsyncOpenAI:
+    import openai
+
+    return openai.AsyncOpenAI(**options.sdk_arguments())
 
 
 def request_options(extra_headers: Mapping[str, str]) -> dict[str, Any]:
@@ -92,6 +196,9 @@ def kind_for_code(code: str | None, message: str) -> ModelErrorKind:
 def map_error(exc: BaseException, *, mid_stream: bool, api: str) -> ModelError:
     if isinstance(exc, ModelError):
         return exc
+    import httpx2
+    import openai
+
     if isinstance(exc, openai.APIStatusError):
         return _status_error(exc, api)
     if isinstance(exc, openai.APITimeoutError | httpx2.TimeoutException):

@@ -1,5 +1,8 @@
 """A Responses API stream assembled into a ModelResponse.
 
+Events arrive as the JSON the API sent, whichever transport carried them (see
+:func:`stream_item`, which reads a server-sent event as the SDK's ``AsyncStream`` does).
+
 Output items come back as our blocks with what the next request needs: reasoning items
 (encrypted) in ThinkingBlocks, the message id, ``phase`` and annotations of output text
 in TextBlock.provider_data, hosted-tool items (web search, code interpreter …) whole in
@@ -8,7 +11,9 @@ ServerToolBlocks.
 
 from __future__ import annotations
 
-from typing import Any
+import json
+from dataclasses import dataclass
+from typing import Any, cast
 
 from loopwright.errors import ModelError
 from loopwright.messages import (
@@ -20,6 +25,7 @@ from loopwright.messages import (
     Usage,
 )
 from loopwright.models._openai_common import PROVIDER, kind_for_code, usage_from
+from loopwright.models._sse import Event
 from loopwright.models._wire import tool_use_from_arguments
 from loopwright.models.base import (
     ModelEvent,
@@ -33,48 +39,91 @@ from loopwright.models.base import (
 _API = "OpenAI Responses API"
 
 
+@dataclass(frozen=True)
+class Done:
+    """``data: [DONE]``: the stream is over (what is left of the body is drained)."""
+
+
+@dataclass(frozen=True)
+class ErrorData:
+    """An event whose data has an ``error``: the SDK raises it as ``APIError``."""
+
+    message: str
+    body: object
+
+
+def stream_item(sse: Event) -> dict[str, Any] | Done | ErrorData:
+    """One event's JSON, or what ends the stream, as the SDK's AsyncStream reads it."""
+    if sse.data.startswith("[DONE]"):
+        return Done()
+    data = json.loads(sse.data)
+    if isinstance(data, dict):
+        event = cast(dict[str, Any], data)
+        error = event.get("error")
+        if error:
+            found = cast(dict[str, Any], error).get("message") if isinstance(error, dict) else None
+            message = found if isinstance(found, str) and found else None
+            return ErrorData(message or "An error occurred during streaming", error)
+        return event
+    return {}
+
+
+def _object(value: object) -> dict[str, Any]:
+    return cast(dict[str, Any], value) if isinstance(value, dict) else {}
+
+
+def without_none(value: Any) -> Any:
+    """JSON with null members left out (what the SDK's ``to_dict(exclude_none=True)`` gave)."""
+    if isinstance(value, dict):
+        return {k: without_none(v) for k, v in cast(dict[str, Any], value).items() if v is not None}
+    if isinstance(value, list):
+        return [without_none(v) for v in cast(list[Any], value)]
+    return value
+
+
 class Assembly:
     def __init__(self, model: str) -> None:
         self.model = model
         self.response_id: str | None = None
         self.tool_ordinal: dict[int, int] = {}
-        self.done_items: dict[int, Any] = {}
-        self.final: Any = None
+        self.done_items: dict[int, dict[str, Any]] = {}
+        self.final: dict[str, Any] | None = None
 
-    def handle(self, event: Any) -> ModelEvent | None:
-        kind: str = event.type
-        match kind:
+    def handle(self, event: dict[str, Any]) -> ModelEvent | None:
+        match event.get("type"):
             case "response.output_text.delta" | "response.refusal.delta":
-                return TextDelta(event.delta, raw=event.to_dict())
+                return TextDelta(event["delta"], raw=event)
             case "response.function_call_arguments.delta":
-                ordinal = self.tool_ordinal.get(event.output_index, 0)
-                return ToolInputDelta(ordinal, event.delta, raw=event.to_dict())
+                ordinal = self.tool_ordinal.get(event.get("output_index", 0), 0)
+                return ToolInputDelta(ordinal, event["delta"], raw=event)
             case "response.reasoning_summary_text.delta" | "response.reasoning_text.delta":
-                return ThinkingDelta(event.delta, raw=event.to_dict())
+                return ThinkingDelta(event["delta"], raw=event)
             case "response.output_item.added":
-                item = event.item
-                if item.type == "function_call":
+                item = _object(event.get("item"))
+                if item.get("type") == "function_call":
                     ordinal = len(self.tool_ordinal)
-                    self.tool_ordinal[event.output_index] = ordinal
-                    return ToolCallStart(ordinal, item.call_id, item.name, raw=event.to_dict())
+                    self.tool_ordinal[event.get("output_index", 0)] = ordinal
+                    return ToolCallStart(ordinal, item["call_id"], item["name"], raw=event)
             case "response.output_item.done":
-                self.done_items[event.output_index] = event.item
+                self.done_items[event.get("output_index", 0)] = _object(event.get("item"))
             case "response.created":
-                self.response_id = event.response.id
+                self.response_id = _object(event.get("response")).get("id")
             case "response.completed" | "response.incomplete":
-                self.final = event.response
+                self.final = _object(event.get("response"))
             case "response.failed":
-                error = event.response.error
-                message = error.message if error is not None else "the response failed"
-                code = error.code if error is not None else None
+                error = _object(event.get("response")).get("error")
+                details = _object(error)
+                message = details.get("message") if error else "the response failed"
+                code = details.get("code") if error else None
                 raise ModelError(
                     f"{_API} response failed ({code}): {message}",
-                    kind=kind_for_code(code, message),
+                    kind=kind_for_code(code, str(message)),
                 )
             case "error":
+                code, message = event.get("code"), event.get("message")
                 raise ModelError(
-                    f"{_API} stream error ({event.code}): {event.message}",
-                    kind=kind_for_code(event.code, event.message),
+                    f"{_API} stream error ({code}): {message}",
+                    kind=kind_for_code(code, str(message)),
                 )
             case _:
                 pass
@@ -87,56 +136,60 @@ class Assembly:
                 f"the {_API} stream ended before response.completed (connection cut)",
                 kind="stream",
             )
-        output = list(final.output) or [self.done_items[i] for i in sorted(self.done_items)]
+        output = [_object(item) for item in final.get("output") or ()]
+        output = output or [self.done_items[i] for i in sorted(self.done_items)]
         content, refused = _content(output)
         has_calls = any(isinstance(b, ToolUseBlock) for b in content)
         stop = "tool_use" if has_calls else "end_turn"
-        if final.status == "incomplete":
-            reason = getattr(final.incomplete_details, "reason", None)
+        status = final.get("status")
+        if status == "incomplete":
+            reason = _object(final.get("incomplete_details")).get("reason")
             stop = "refusal" if reason == "content_filter" else "max_tokens"
         elif refused:
             stop = "refusal"
-        usage, reasoning_tokens = _usage(final.usage)
+        usage, reasoning_tokens = _usage(final.get("usage"))
         return ModelResponse(
             content=content,
             usage=usage,
             stop_reason=stop,
-            model=final.model or self.model,
-            message_id=final.id or self.response_id,
+            model=final.get("model") or self.model,
+            message_id=final.get("id") or self.response_id,
             provider_data={
                 "provider": PROVIDER,
-                "status": final.status,
+                "status": status,
                 "reasoning_tokens": reasoning_tokens,
             },
         )
 
 
-def _content(output: list[Any]) -> tuple[list[ContentBlock], bool]:
+def _content(output: list[dict[str, Any]]) -> tuple[list[ContentBlock], bool]:
     content: list[ContentBlock] = []
     refused = False
     for item in output:
-        match item.type:
+        match item.get("type"):
             case "reasoning":
-                summary = "\n\n".join(part.text for part in item.summary)
-                if not summary and item.content:
-                    summary = "\n\n".join(part.text for part in item.content)
-                data = item.to_dict(exclude_none=True)
+                summary = "\n\n".join(_texts(item.get("summary")))
+                if not summary and item.get("content"):
+                    summary = "\n\n".join(_texts(item.get("content")))
+                data = without_none(item)
                 content.append(ThinkingBlock(summary, None, {"provider": PROVIDER, "item": data}))
             case "message":
                 refused = _message_parts(item, content) or refused
             case "function_call":
-                extra = {"item_id": item.id} if item.id else None
+                extra = {"item_id": item["id"]} if item.get("id") else None
                 content.append(
-                    tool_use_from_arguments(item.call_id, item.name, item.arguments, extra)
+                    tool_use_from_arguments(
+                        item["call_id"], item["name"], item.get("arguments") or "", extra
+                    )
                 )
             case hosted:
                 # web_search_call, code_interpreter_call, …: run by OpenAI, sent back whole.
-                wire = item.to_dict(exclude_none=True)
+                wire = without_none(item)
                 action = wire.get("action")
                 content.append(
                     ServerToolBlock(
                         str(wire.get("id", "")),
-                        hosted.removesuffix("_call"),
+                        str(hosted).removesuffix("_call"),
                         "use",
                         dict(action) if isinstance(action, dict) else {},
                         provider_data={"provider": PROVIDER, "item": wire},
@@ -145,34 +198,43 @@ def _content(output: list[Any]) -> tuple[list[ContentBlock], bool]:
     return content, refused
 
 
-def _message_parts(item: Any, content: list[ContentBlock]) -> bool:
+def _texts(parts: object) -> list[str]:
+    return [str(_object(part).get("text", "")) for part in cast(list[Any], parts or [])]
+
+
+def _message_parts(item: dict[str, Any], content: list[ContentBlock]) -> bool:
     """The text parts of an output message; True when one is a refusal."""
     refused = False
-    base: dict[str, Any] = {"provider": PROVIDER, "item_id": item.id}
-    phase = getattr(item, "phase", None)
+    base: dict[str, Any] = {"provider": PROVIDER, "item_id": item.get("id")}
+    phase = item.get("phase")
     if phase is not None:
         base["phase"] = phase
-    for part in item.content:
-        if part.type == "output_text":
+    for part in cast(list[Any], item.get("content") or []):
+        part = _object(part)
+        if part.get("type") == "output_text":
             data = dict(base)
-            if part.annotations:
-                data["annotations"] = [a.to_dict(exclude_none=True) for a in part.annotations]
-            content.append(TextBlock(part.text, provider_data=data))
-        elif part.type == "refusal":
+            annotations = part.get("annotations")
+            if annotations:
+                data["annotations"] = [without_none(a) for a in annotations]
+            content.append(TextBlock(part.get("text", ""), provider_data=data))
+        elif part.get("type") == "refusal":
             refused = True
-            content.append(TextBlock(part.refusal, provider_data={**base, "refusal": True}))
+            content.append(
+                TextBlock(part.get("refusal", ""), provider_data={**base, "refusal": True})
+            )
     return refused
 
 
-def _usage(usage: Any) -> tuple[Usage, int]:
-    if usage is None:
+def _usage(usage: object) -> tuple[Usage, int]:
+    if not isinstance(usage, dict):
         return Usage(), 0
-    details = usage.input_tokens_details
+    fields = cast(dict[str, Any], usage)
+    details = _object(fields.get("input_tokens_details"))
     result = usage_from(
-        total_input=usage.input_tokens,
-        output=usage.output_tokens,
-        cached=getattr(details, "cached_tokens", None),
-        cache_write=getattr(details, "cache_write_tokens", None),
+        total_input=fields.get("input_tokens") or 0,
+        output=fields.get("output_tokens") or 0,
+        cached=details.get("cached_tokens"),
+        cache_write=details.get("cache_write_tokens"),
     )
-    reasoning = getattr(usage.output_tokens_details, "reasoning_tokens", 0) or 0
+    reasoning = _object(fields.get("output_tokens_details")).get("reasoning_tokens") or 0
     return result, int(reasoning)

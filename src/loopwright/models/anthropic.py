@@ -3,56 +3,55 @@
 Retries are ours (``retry.py``), so the SDK client is built with ``max_retries=0``.
 Requests with a task budget go to the beta endpoint with the beta flag it needs; all
 others use the stable endpoint. Both stream the same event shapes.
+
+The SDK is not imported to send a request the SDK would send as plain HTTP: that request
+goes out through the lean path (``_lean_path``) with the SDK's exact bytes, and the SDK is
+imported only for what needs it — other configurations, token counting, and turning a
+failure into the SDK's exception (see ``_lean_path``).
 """
 
 from __future__ import annotations
 
 import dataclasses
 from collections.abc import AsyncIterator, Mapping, Sequence
-from typing import Any, cast
-
-import anthropic
-import httpx2
-from anthropic.lib._tracing._api_call import messages_create_request_attributes
-from anthropic.types import Message, RawMessageStreamEvent
-from anthropic.types.beta import BetaMessage, BetaRawMessageStreamEvent
+from typing import TYPE_CHECKING, Any, cast
 
 from loopwright.errors import ModelError, ModelErrorKind
-from loopwright.messages import ContentBlock, Usage
-from loopwright.models._anthropic_blocks import finish_block, start_block
+from loopwright.models._anthropic_events import Assembly, ErrorEvent, stream_item
 from loopwright.models._anthropic_settings import check_settings
 from loopwright.models._anthropic_wire import PROVIDER, build_body, count_tokens_body
+from loopwright.models._lean_path import (
+    ClientOptions,
+    SDKEnvironment,
+    lean_events,
+    provider_clients,
+    target_of,
+)
+from loopwright.models._sdk_headers import anthropic_headers, lean_transport_ok
+from loopwright.models._sse import Event
 from loopwright.models._wire import (
     SDK_DEFAULT_TIMEOUT,
     SDKProvider,
     Timeout,
-    client_source,
     json_content,
     retry_after_seconds,
-    timeout_arguments,
 )
-from loopwright.models.base import (
-    ModelEvent,
-    ModelRequest,
-    ModelResponse,
-    TextDelta,
-    ThinkingDelta,
-    ToolCallStart,
-    ToolInputDelta,
-)
+from loopwright.models.base import ModelEvent, ModelRequest
 from loopwright.models.capabilities import Capabilities, capabilities_for
 from loopwright.models.overflow import is_context_overflow
 from loopwright.models.settings import ModelSettings, ServerTool
 
-_STOP_REASONS: dict[str, str] = {
-    "end_turn": "end_turn",
-    "tool_use": "tool_use",
-    "max_tokens": "max_tokens",
-    "pause_turn": "pause_turn",
-    "refusal": "refusal",
-    "stop_sequence": "stop_sequence",
-    "model_context_window_exceeded": "context_window_exceeded",
-}
+if TYPE_CHECKING:
+    import anthropic
+    import httpx2
+
+
+_ENV = SDKEnvironment(
+    key="ANTHROPIC_API_KEY",
+    base_url="ANTHROPIC_BASE_URL",
+    default_base_url="https://api.anthropic.com",
+    blockers=("ANTHROPIC_CUSTOM_HEADERS",),
+)
 
 CONTEXT_1M_BETA = "context-1m-2025-08-07"
 
@@ -84,20 +83,11 @@ class AnthropicModel(SDKProvider):
                 self.capabilities, context_window=context_window
             )
 
-        def make_client() -> anthropic.AsyncAnthropic:
-            return anthropic.AsyncAnthropic(
-                api_key=api_key,
-                base_url=base_url,
-                max_retries=max_retries,
-                default_headers=default_headers,
-                http_client=http_client,
-                **timeout_arguments(timeout),
-            )
-
-        headers = tuple(sorted((default_headers or {}).items()))
-        key = (PROVIDER, api_key, base_url, timeout, max_retries, headers)
-        share = share_client and http_client is None
-        self._clients = client_source(key, make_client, share=share)
+        options = ClientOptions(
+            api_key, base_url, timeout, max_retries, default_headers, http_client
+        )
+        clients = provider_clients(PROVIDER, _ENV, _sdk_client, options, share=share_client)
+        self._clients, self._lean_clients, self._lean = clients.sdk, clients.lean, clients.route
         self.created_by_loopwright = share_client
 
     def check_settings(
@@ -107,29 +97,88 @@ class AnthropicModel(SDKProvider):
         check_settings(settings, server_tools)
 
     async def stream(self, request: ModelRequest) -> AsyncIterator[ModelEvent]:
-        client = self._clients.get()
         limit = self.capabilities.max_output_tokens
         body, betas = build_body(request, self._wire_model, output_limit=limit)
         betas += self._betas
         extra_headers = request.settings.extra_headers if request.settings else {}
+        assembly = Assembly(self._model)
+        async for sse in self._server_events(body, betas, extra_headers):
+            try:
+                item = stream_item(sse)
+            except ValueError as exc:
+                raise map_error(exc, mid_stream=True) from exc
+            if isinstance(item, dict):
+                delta = assembly.handle(item)
+                if delta is not None:
+                    yield delta
+        yield assembly.response()
+
+    def _server_events(
+        self, body: dict[str, Any], betas: list[str], extra_headers: Mapping[str, str]
+    ) -> AsyncIterator[Event]:
+        """The response's server-sent events by the lean path when it applies, else by
+        the SDK; an ``error`` event is raised, as the SDK's stream does."""
+        route = self._lean
+        if route is None or not lean_transport_ok():
+            return self._sdk_events(body, betas, extra_headers)
+        headers = dict(extra_headers)
+        if betas:
+            headers["anthropic-beta"] = ",".join(betas)
+        sdk_headers = anthropic_headers(
+            api_key=route.api_key,
+            custom=dict(route.custom_headers),
+            extra=headers,
+            read_timeout=route.read_timeout_header,
+        )
+        if sdk_headers is None:  # an SDK this code cannot read: let it send
+            return self._sdk_events(body, betas, extra_headers)
+        where = target_of(route, "/v1/messages", "beta=true" if betas else "")
+        client = self._lean_clients.get()
+        return lean_events(client, where, sdk_headers, json_content(body), self)
+
+    async def _sdk_events(
+        self, body: dict[str, Any], betas: list[str], extra_headers: Mapping[str, str]
+    ) -> AsyncIterator[Event]:
+        client = self._clients.get()
         try:
             created = await _post_messages(client, body, betas, extra_headers)
         except Exception as exc:
             raise map_error(exc, mid_stream=False) from exc
-        events = cast(AsyncIterator[Any], created)
-        assembly = _Assembly(self._model)
         try:
-            async for event in events:
-                delta = assembly.handle(event)
-                if delta is not None:
-                    yield delta
+            # Read as the JSON the API sent: the same events whichever path carried them.
+            async for sse in created._iter_events():
+                if self.is_error_event(sse):
+                    raise self.event_error(sse, created.response)
+                yield sse
         except ModelError:
             raise
         except Exception as exc:
             raise map_error(exc, mid_stream=True) from exc
         finally:
             await created.close()
-        yield assembly.response()
+
+    # How the SDK reports failures (see _lean_path.SDKErrors).
+    sdk = "anthropic"
+
+    def status_error(self, response: Any) -> BaseException:
+        return self._clients.get()._make_status_error_from_response(response)
+
+    def is_error_event(self, sse: Event) -> bool:
+        return sse.event == "error"
+
+    def event_error(self, sse: Event, response: Any) -> BaseException:
+        item = stream_item(sse)
+        assert isinstance(item, ErrorEvent)
+        client = self._clients.get()
+        return client._make_status_error(item.message, body=item.body, response=response)
+
+    def model_error(self, exc: BaseException, *, mid_stream: bool) -> ModelError:
+        return map_error(exc, mid_stream=mid_stream)
+
+    async def aclose(self) -> None:
+        """Close this event loop's HTTP connections (call before the loop ends)."""
+        await self._lean_clients.aclose()
+        await self._clients.aclose()
 
     async def count_tokens(self, request: ModelRequest) -> int:
         client = self._clients.get()
@@ -142,14 +191,10 @@ class AnthropicModel(SDKProvider):
         return counted.input_tokens
 
 
-# The SDK's own OpenTelemetry span for messages.create (and the traceparent header it
-# sends), which a plain post() would not open. Internal request options of the SDK, as
-# its own create() passes them; tests compare our requests with create()'s.
-_TRACED: Any = {
-    "span_name": "anthropic.messages.create",
-    "span_route": "/v1/messages",
-    "span_attributes": messages_create_request_attributes,
-}
+def _sdk_client(options: ClientOptions) -> anthropic.AsyncAnthropic:
+    import anthropic
+
+    return anthropic.AsyncAnthropic(**options.sdk_arguments())
 
 
 async def _post_messages(
@@ -166,7 +211,19 @@ async def _post_messages(
     Our body is plain JSON that needs neither; the tests validate it against the same
     TypedDicts instead.
     """
-    options: dict[str, Any] = dict(_TRACED)
+    import anthropic
+    from anthropic.lib._tracing._api_call import messages_create_request_attributes
+    from anthropic.types import Message, RawMessageStreamEvent
+    from anthropic.types.beta import BetaMessage, BetaRawMessageStreamEvent
+
+    # The SDK's own OpenTelemetry span for messages.create (and the traceparent header it
+    # sends), which a plain post() would not open. Internal request options of the SDK, as
+    # its own create() passes them; tests compare our requests with create()'s.
+    options: dict[str, Any] = {
+        "span_name": "anthropic.messages.create",
+        "span_route": "/v1/messages",
+        "span_attributes": messages_create_request_attributes,
+    }
     if extra_headers:
         options["headers"] = dict(extra_headers)
     if betas:
@@ -190,117 +247,13 @@ async def _post_messages(
     )
 
 
-class _Assembly:
-    """Builds the final response from stream events, emitting provider-neutral deltas."""
-
-    def __init__(self, model: str) -> None:
-        self.model = model
-        self.message_id: str | None = None
-        self.blocks: dict[int, dict[str, Any]] = {}
-        self.tool_ordinal: dict[int, int] = {}
-        self.usage: dict[str, int] = {}
-        self.stop_reason: str | None = None
-        self.stop_sequence: str | None = None
-        self.finished = False
-
-    def handle(self, event: Any) -> ModelEvent | None:
-        kind: str = event.type
-        if kind == "content_block_delta":
-            return self._delta(event)
-        if kind == "content_block_start":
-            return self._start(event)
-        if kind == "message_start":
-            message = event.message
-            self.message_id = message.id
-            self.model = message.model or self.model
-            self._take_usage(message.usage)
-        elif kind == "message_delta":
-            self.stop_reason = event.delta.stop_reason
-            self.stop_sequence = event.delta.stop_sequence
-            self._take_usage(event.usage)
-        elif kind == "message_stop":
-            self.finished = True
-        return None
-
-    def _start(self, event: Any) -> ModelEvent | None:
-        block = event.content_block
-        index: int = event.index
-        self.blocks[index] = start_block(block)
-        if block.type == "tool_use":
-            ordinal = len(self.tool_ordinal)
-            self.tool_ordinal[index] = ordinal
-            return ToolCallStart(ordinal, block.id, block.name, raw=event.to_dict())
-        return None
-
-    def _delta(self, event: Any) -> ModelEvent | None:
-        block = self.blocks.get(event.index)
-        delta = event.delta
-        if block is None:
-            return None
-        match delta.type:
-            case "text_delta":
-                block["text"].append(delta.text)
-                return TextDelta(delta.text, raw=event.to_dict())
-            case "thinking_delta":
-                block["text"].append(delta.thinking)
-                return ThinkingDelta(delta.thinking, raw=event.to_dict())
-            case "signature_delta":
-                block["signature"] = delta.signature
-            case "input_json_delta":
-                block["json"].append(delta.partial_json)
-                ordinal = self.tool_ordinal.get(event.index)
-                if ordinal is None:
-                    return None  # a server tool's input: the provider runs it, not us
-                return ToolInputDelta(ordinal, delta.partial_json, raw=event.to_dict())
-            case "citations_delta":
-                block.setdefault("citations", []).append(delta.citation.to_dict())
-            case _:
-                pass
-        return None
-
-    def _take_usage(self, usage: Any) -> None:
-        # message_delta usage is cumulative; a None field means "unchanged".
-        for field in (
-            "input_tokens",
-            "output_tokens",
-            "cache_read_input_tokens",
-            "cache_creation_input_tokens",
-        ):
-            value = getattr(usage, field, None)
-            if value is not None:
-                self.usage[field] = int(value)
-
-    def response(self) -> ModelResponse:
-        if not self.finished:
-            raise ModelError(
-                "the Anthropic stream ended before message_stop (connection cut mid-response)",
-                kind="stream",
-            )
-        content: list[ContentBlock] = []
-        for index in sorted(self.blocks):
-            block = finish_block(self.blocks[index])
-            if block is not None:
-                content.append(block)
-        stop = _STOP_REASONS.get(self.stop_reason or "", self.stop_reason)
-        provider_data: dict[str, Any] = {"provider": PROVIDER}
-        if self.stop_reason is not None:
-            provider_data["stop_reason"] = self.stop_reason
-        if self.stop_sequence is not None:
-            provider_data["stop_sequence"] = self.stop_sequence
-        return ModelResponse(
-            content=content,
-            usage=Usage(**self.usage),
-            stop_reason=stop,
-            model=self.model,
-            message_id=self.message_id,
-            provider_data=provider_data,
-        )
-
-
 def map_error(exc: BaseException, *, mid_stream: bool) -> ModelError:
     """An SDK or transport exception as a ModelError with the kind retry.py acts on."""
     if isinstance(exc, ModelError):
         return exc
+    import anthropic
+    import httpx2
+
     if isinstance(exc, anthropic.APIStatusError):
         return _status_error(exc)
     if isinstance(exc, anthropic.APITimeoutError | httpx2.TimeoutException):

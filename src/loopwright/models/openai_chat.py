@@ -14,15 +14,11 @@ on the next request goes back.
 
 from __future__ import annotations
 
+import json
 from collections.abc import AsyncIterator, Mapping, Sequence
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 from urllib.parse import urlsplit
 
-import httpx2
-import openai
-from openai.types.chat import ChatCompletion, ChatCompletionChunk
-
-from loopwright.errors import ModelError
 from loopwright.messages import (
     AssistantMessage,
     ImageBlock,
@@ -33,22 +29,21 @@ from loopwright.messages import (
     UserMessage,
 )
 from loopwright.models._chat_stream import API, ChatAssembly
-from loopwright.models._openai_common import PROVIDER, make_clients, map_error, request_options
+from loopwright.models._openai_common import PROVIDER, OpenAIProvider, map_error
 from loopwright.models._openai_settings import apply_settings, check_settings
-from loopwright.models._wire import (
-    SDK_DEFAULT_TIMEOUT,
-    SDKProvider,
-    Timeout,
-    json_content,
-    tool_arguments_json,
-)
+from loopwright.models._wire import SDK_DEFAULT_TIMEOUT, Timeout, tool_arguments_json
 from loopwright.models.base import ModelEvent, ModelRequest
-from loopwright.models.capabilities import Capabilities, capabilities_for
+from loopwright.models.capabilities import Capabilities
 from loopwright.models.settings import ModelSettings, ServerTool
 
+if TYPE_CHECKING:
+    import httpx2
 
-class OpenAIChatModel(SDKProvider):
+
+class OpenAIChatModel(OpenAIProvider):
     """A model behind a Chat Completions endpoint. ``name`` is the model id."""
+
+    _api = API
 
     def __init__(
         self,
@@ -66,29 +61,26 @@ class OpenAIChatModel(SDKProvider):
         capabilities: Capabilities | None = None,
         share_client: bool = False,
     ) -> None:
-        self._model = model
-        self.capabilities = (
-            capabilities_for(model, context_window=context_window, reasoning=reasoning)
-            if capabilities is None
-            else capabilities
-        )
-        # OpenAI itself wants max_completion_tokens; most compatible servers only know
-        # max_tokens.
-        self.max_tokens_field = max_tokens_field or (
-            "max_completion_tokens" if _is_openai(base_url) else "max_tokens"
-        )
         # Local servers need no key, but the SDK refuses to start without one.
         key = api_key if api_key is not None or base_url is None else "not-needed"
-        self._clients = make_clients(
+        super().__init__(
+            model,
             api_key=key,
             base_url=base_url,
             timeout=timeout,
             max_retries=max_retries,
             default_headers=default_headers,
             http_client=http_client,
-            share=share_client,
+            context_window=context_window,
+            reasoning=reasoning,
+            capabilities=capabilities,
+            share_client=share_client,
         )
-        self.created_by_loopwright = share_client
+        # OpenAI itself wants max_completion_tokens; most compatible servers only know
+        # max_tokens.
+        self.max_tokens_field = max_tokens_field or (
+            "max_completion_tokens" if _is_openai(base_url) else "max_tokens"
+        )
 
     def check_settings(
         self, settings: ModelSettings | None, server_tools: Sequence[ServerTool] = ()
@@ -97,42 +89,25 @@ class OpenAIChatModel(SDKProvider):
         check_settings("chat", settings, server_tools, self.supports_reasoning)
 
     async def stream(self, request: ModelRequest) -> AsyncIterator[ModelEvent]:
-        client = self._clients.get()
         body = self.build_body(request)
         extra_headers = request.settings.extra_headers if request.settings else {}
-        try:
-            # Posted as prepared: see _post_messages in anthropic.py for why not create().
-            created: Any = await client.post(
-                "/chat/completions",
-                content=json_content(body),
-                cast_to=ChatCompletion,
-                stream=True,
-                stream_cls=openai.AsyncStream[ChatCompletionChunk],
-                options=request_options(extra_headers),
-            )
-        except Exception as exc:
-            raise map_error(exc, mid_stream=False, api=API) from exc
         assembly = ChatAssembly(self._model)
-        try:
-            # Server-sent events read as plain JSON: vendor fields (reasoning_details,
-            # x_groq) stay visible, [DONE] is seen, and no pydantic object is built per
-            # chunk. The SDK still owns the request, auth, errors and SSE decoding.
-            async for sse in created._iter_events():
-                if sse.data.startswith("[DONE]"):
-                    assembly.done = True
-                    break
-                if not sse.data.strip():
-                    continue  # a keep-alive with an empty data line
-                for event in assembly.handle(sse.json()):
-                    yield event
-            for event in assembly.flush():
+        # Server-sent events read as plain JSON: vendor fields (reasoning_details, x_groq)
+        # stay visible, [DONE] is seen, and no pydantic object is built per chunk.
+        async for sse in self.server_events("/chat/completions", body, extra_headers):
+            if sse.data.startswith("[DONE]"):
+                assembly.done = True
+                break
+            if not sse.data.strip():
+                continue  # a keep-alive with an empty data line
+            try:
+                chunk = json.loads(sse.data)
+            except ValueError as exc:
+                raise map_error(exc, mid_stream=True, api=API) from exc
+            for event in assembly.handle(chunk):
                 yield event
-        except ModelError:
-            raise
-        except Exception as exc:
-            raise map_error(exc, mid_stream=True, api=API) from exc
-        finally:
-            await created.close()
+        for event in assembly.flush():
+            yield event
         yield assembly.response()
 
     def build_body(self, request: ModelRequest) -> dict[str, Any]:

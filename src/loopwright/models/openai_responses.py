@@ -7,14 +7,9 @@ and are sent back verbatim on the next turn so the model keeps its chain of thou
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Mapping, Sequence
+from collections.abc import AsyncIterator, Sequence
 from typing import Any, cast
 
-import httpx2
-import openai
-from openai.types.responses import Response, ResponseStreamEvent
-
-from loopwright.errors import ModelError
 from loopwright.messages import (
     AssistantMessage,
     ImageBlock,
@@ -25,23 +20,12 @@ from loopwright.messages import (
     ToolUseBlock,
     UserMessage,
 )
-from loopwright.models._openai_common import (
-    PROVIDER,
-    make_clients,
-    map_error,
-    request_options,
-)
+from loopwright.models._lean_path import import_sdk
+from loopwright.models._openai_common import PROVIDER, OpenAIProvider, map_error
 from loopwright.models._openai_settings import apply_settings, check_settings, server_tool_params
-from loopwright.models._responses_output import Assembly
-from loopwright.models._wire import (
-    SDK_DEFAULT_TIMEOUT,
-    SDKProvider,
-    Timeout,
-    json_content,
-    tool_arguments_json,
-)
+from loopwright.models._responses_output import Assembly, Done, ErrorData, stream_item
+from loopwright.models._wire import tool_arguments_json
 from loopwright.models.base import ModelEvent, ModelRequest
-from loopwright.models.capabilities import Capabilities, capabilities_for
 from loopwright.models.settings import ModelSettings, ServerTool
 
 _API = "OpenAI Responses API"
@@ -49,41 +33,10 @@ _API = "OpenAI Responses API"
 _REASONING_KEYS = ("type", "id", "summary", "content", "encrypted_content")
 
 
-class OpenAIResponsesModel(SDKProvider):
+class OpenAIResponsesModel(OpenAIProvider):
     """An OpenAI model on the Responses API. ``name`` is the model id."""
 
-    def __init__(
-        self,
-        model: str,
-        *,
-        api_key: str | None = None,
-        base_url: str | None = None,
-        timeout: Timeout = SDK_DEFAULT_TIMEOUT,
-        max_retries: int = 0,
-        default_headers: Mapping[str, str] | None = None,
-        http_client: httpx2.AsyncClient | None = None,
-        context_window: int | None = None,
-        reasoning: bool | None = None,
-        capabilities: Capabilities | None = None,
-        share_client: bool = False,
-    ) -> None:
-        self._model = model
-        # Whether to send reasoning settings; non-reasoning models reject them.
-        self.capabilities = (
-            capabilities_for(model, context_window=context_window, reasoning=reasoning)
-            if capabilities is None
-            else capabilities
-        )
-        self._clients = make_clients(
-            api_key=api_key,
-            base_url=base_url,
-            timeout=timeout,
-            max_retries=max_retries,
-            default_headers=default_headers,
-            http_client=http_client,
-            share=share_client,
-        )
-        self.created_by_loopwright = share_client
+    _api = _API
 
     def check_settings(
         self, settings: ModelSettings | None, server_tools: Sequence[ServerTool] = ()
@@ -92,32 +45,23 @@ class OpenAIResponsesModel(SDKProvider):
         check_settings("responses", settings, server_tools, self.supports_reasoning)
 
     async def stream(self, request: ModelRequest) -> AsyncIterator[ModelEvent]:
-        client = self._clients.get()
         body = build_body(request, self._model, reasoning=self.supports_reasoning)
-        try:
-            # Posted as prepared: see _post_messages in anthropic.py for why not create().
-            created: Any = await client.post(
-                "/responses",
-                content=json_content(body),
-                cast_to=Response,
-                stream=True,
-                stream_cls=openai.AsyncStream[ResponseStreamEvent],
-                options=request_options(request.settings.extra_headers if request.settings else {}),
-            )
-        except Exception as exc:
-            raise map_error(exc, mid_stream=False, api=_API) from exc
+        extra_headers = request.settings.extra_headers if request.settings else {}
         assembly = Assembly(self._model)
-        try:
-            async for event in created:
-                delta = assembly.handle(event)
-                if delta is not None:
-                    yield delta
-        except ModelError:
-            raise
-        except Exception as exc:
-            raise map_error(exc, mid_stream=True, api=_API) from exc
-        finally:
-            await created.close()
+        async for sse in self.server_events("/responses", body, extra_headers):
+            try:
+                item = stream_item(sse)
+            except ValueError as exc:
+                raise map_error(exc, mid_stream=True, api=_API) from exc
+            if isinstance(item, Done):
+                break
+            if isinstance(item, ErrorData):
+                openai = await import_sdk("openai")
+                error = openai.APIError(item.message, None, body=item.body)
+                raise map_error(error, mid_stream=True, api=_API) from error
+            delta = assembly.handle(item)
+            if delta is not None:
+                yield delta
         yield assembly.response()
 
     async def count_tokens(self, request: ModelRequest) -> int:

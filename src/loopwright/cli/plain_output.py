@@ -1,0 +1,41 @@
+"""Results and messages as plain text and JSON lines: what print mode writes.
+
+Kept apart from the rich renderer so that ``loopwright -p`` does not import rich.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from loopwright.messages import Message, ResultMessage
+
+
+def result_text(result: ResultMessage) -> str:
+    if result.result is not None:
+        return result.result
+    return f"error: {result.subtype}: {'; '.join(result.errors)}"
+
+
+# Characters JSON leaves unescaped that str.splitlines() (and JavaScript, before ES2019)
+# treat as line breaks: escaped, so that one message is always exactly one line.
+_LINE_BREAKS_JSON_KEEPS = {"\u0085": "\\u0085", "\u2028": "\\u2028", "\u2029": "\\u2029"}
+
+
+def to_json_line(message: Message) -> str:
+    """One message as one line of UTF-8-encodable JSON, whatever text it carries."""
+    return dict_to_json_line(message.to_dict())
+
+
+def dict_to_json_line(data: dict[str, Any]) -> str:
+    """A JSON object as one line of UTF-8-encodable JSON, whatever text it carries."""
+    line = json.dumps(data, ensure_ascii=False, default=str)
+    try:
+        line.encode("utf-8")
+    except UnicodeEncodeError:
+        # A lone surrogate (a file name that is not UTF-8, say) cannot be written as UTF-8;
+        # escaped, it stays valid JSON that round-trips.
+        return json.dumps(data, ensure_ascii=True, default=str)
+    for char, escaped in _LINE_BREAKS_JSON_KEEPS.items():
+        line = line.replace(char, escaped)
+    return line

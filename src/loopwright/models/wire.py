@@ -1,0 +1,14 @@
+"""What code outside the providers may use of their wire formats: the Anthropic
+request body, as the provider builds it (the context-overflow wording is in overflow.py).
+
+The provider modules' private helpers (``loopwright.models._*``) stay private to
+``loopwright.models``; this module names the few that tests and fake servers need.
+"""
+
+from __future__ import annotations
+
+from loopwright.models._anthropic_wire import TASK_BUDGET_BETA
+from loopwright.models._anthropic_wire import build_body as anthropic_body
+from loopwright.models._anthropic_wire import convert_messages as anthropic_messages
+
+__all__ = ["TASK_BUDGET_BETA", "anthropic_body", "anthropic_messages"]
