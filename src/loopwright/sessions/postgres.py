@@ -16,9 +16,10 @@ that had in fact committed leaves a duplicate line, which loading tolerates.
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 import os
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import AsyncGenerator, Awaitable, Callable, Sequence
 from typing import Any, TypeVar
 
 from loopwright.sessions.base import (
@@ -48,6 +49,9 @@ CREATE INDEX IF NOT EXISTS {t}_session ON {t} (session_id, seq);
 CREATE INDEX IF NOT EXISTS {t}_project ON {t} (project, session_id)
 """
 T = TypeVar("T")
+# How long an operation waits for a pooled connection before checking that the server is
+# there at all (under load, waits of seconds are normal: the pool is bounded).
+QUICK_WAIT_SECONDS = 2.0
 _INSERT = (
     "INSERT INTO {t} (session_id, project, uuid, kind, ts, prompt, body) "
     "VALUES (%s, %s, %s, %s, %s, %s, %s)"
@@ -86,25 +90,47 @@ class PostgresStore:
         """``operation(connection)`` on a pooled connection, once more on another one if
         the first turned out to be broken (the pool discards a closed connection)."""
         shared = await self._pool()
-        psycopg = _psycopg()
         try:
-            async with shared.pool.connection() as db:
+            async with self._connection(shared) as db:
                 try:
                     return await operation(db)
                 except Exception:
                     if not db.closed:
                         raise
+            await self._reachable(shared)
             # What broke one connection (a server restart) likely broke its idle siblings.
             await shared.pool.check()
-            async with shared.pool.connection() as db:
+            async with self._connection(shared) as db:
                 return await operation(db)
-        except (psycopg.OperationalError, _pool_errors()) as exc:
+        except (_psycopg().OperationalError, _pool_timeout()) as exc:
             # The server is gone or unreachable: say so in our words (a run reports it in
             # its error result; opening a session raises it before the stream starts).
             raise SessionError(
                 f"the PostgreSQL session store is unreachable ({type(exc).__name__}: {exc}); "
                 "check that the server is running, then resume the session"
             ) from exc
+
+    @contextlib.asynccontextmanager
+    async def _connection(self, shared: SharedPool) -> AsyncGenerator[Any]:
+        """A pooled connection. A wait longer than QUICK_WAIT_SECONDS asks the server
+        whether it is there at all: a server that is down fails now, not after the
+        pool's own timeout (a minute of retrying a refused port)."""
+        try:
+            conn = await shared.pool.getconn(timeout=QUICK_WAIT_SECONDS)
+        except _pool_timeout():
+            await self._reachable(shared)
+            conn = await shared.pool.getconn()
+        try:
+            yield conn
+        finally:
+            await shared.pool.putconn(conn)
+
+    async def _reachable(self, shared: SharedPool) -> None:
+        """Raise (psycopg's OperationalError) if the server does not answer. Asked on the
+        writer-lock connection, so it opens no connection beyond the pool and that one."""
+        if shared.writers is None:
+            shared.writers = WriterLocks(self.conninfo)
+        await shared.writers.ping()
 
     async def _project(self, db: Any, session_id: str, first: Entry) -> str:
         known = self._projects.get(session_id)
@@ -211,7 +237,7 @@ def _psycopg() -> Any:
     return importlib.import_module("psycopg")
 
 
-def _pool_errors() -> type[BaseException]:
+def _pool_timeout() -> type[BaseException]:
     """psycopg_pool's PoolTimeout (no connection came within the pool's timeout)."""
     pool_error: type[BaseException] = importlib.import_module("psycopg_pool").PoolTimeout
     return pool_error

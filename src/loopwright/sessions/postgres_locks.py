@@ -25,11 +25,15 @@ import importlib
 import os
 import re
 import socket
-from typing import Any
+import time
+from collections.abc import Awaitable, Callable
+from typing import Any, TypeVar
 
 from loopwright.sessions.base import SessionBusyError, SessionError
 
+T = TypeVar("T")
 APPLICATION_PREFIX = "loopwright-writer"
+PING_MEMORY_SECONDS = 1.0
 # A server that does not answer at all (a dropped SYN) fails a lock after this long.
 CONNECT_TIMEOUT_SECONDS = 10
 _HOLDER = re.compile(r"pid=(\d+) host=(\S*)")
@@ -73,6 +77,7 @@ class WriterLocks:
         # lock connection still holds it), and its queued unlock then does nothing.
         self._releasing: set[int] = set()
         self._unlocking: set[asyncio.Task[None]] = set()
+        self._answered_at = float("-inf")
 
     async def acquire(self, session_id: str, key: int) -> None:
         """Hold ``key`` for ``session_id`` or raise SessionBusyError (never waits for it)."""
@@ -101,13 +106,31 @@ class WriterLocks:
         self._held.add(key)
 
     async def _try_lock(self, key: int) -> tuple[bool, tuple[int | None, str | None] | None]:
-        """Whether ``key`` is ours now, else who holds it. A lock connection that broke
+        """Whether ``key`` is ours now, else who holds it."""
+
+        async def attempt(conn: Any) -> tuple[bool, tuple[int | None, str | None] | None]:
+            got = bool(await _scalar(conn, "SELECT pg_try_advisory_lock(%s)", (key,)))
+            return got, (None if got else await _holder(conn, key))
+
+        return await self._on_connection(attempt)
+
+    async def ping(self) -> None:
+        """A round trip to the server; psycopg's OperationalError if it is not there.
+        Answers from memory for a second after the last answer (many waiting sessions
+        ask at once)."""
+        if time.monotonic() - self._answered_at < PING_MEMORY_SECONDS:
+            return
+        async with self._io:
+            await self._on_connection(lambda conn: conn.execute("SELECT 1"))
+        self._answered_at = time.monotonic()
+
+    async def _on_connection(self, operation: Callable[[Any], Awaitable[T]]) -> T:
+        """``operation`` on the lock connection (held ``_io``); a connection that broke
         (a server restart) is opened again, once."""
         for attempt in (1, 2):
             conn = await self._connection()
             try:
-                got = bool(await _scalar(conn, "SELECT pg_try_advisory_lock(%s)", (key,)))
-                return got, (None if got else await _holder(conn, key))
+                return await operation(conn)
             except _psycopg().OperationalError:
                 if attempt == 2 or not conn.closed:
                     raise
