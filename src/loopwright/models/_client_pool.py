@@ -5,9 +5,10 @@ sessions on ``anthropic:…`` do not build a thousand SDK clients (each with its
 TLS context and retry state). Nor do they all share one: the SDKs' connection pool
 (httpcore) walks every connection it holds, probing idle ones with a syscall, each time a
 request starts or a response ends, and closes idle connections above 100 after each wave
-(to reopen them on the next). With a thousand sessions on one client that is most of a
-run's CPU time: 1,000 sessions through ``anthropic:`` at 43 s on two cores, against 12 s
-with a client per 64 sessions.
+(to reopen them on the next). With a thousand sessions on one client that is a third of
+a run's CPU time: 1,000 sessions of four requests through ``anthropic:`` against the fake
+server took 24-33 s of client CPU on one client, 16-18 s on clients of 64 sessions
+(benchmarks/bench_fleet.py).
 
 So each key (provider, base URL, credentials, options) has clients of at most
 ``$LOOPWRIGHT_SESSIONS_PER_CLIENT`` users (default 64) each: a session takes a share of the
