@@ -118,11 +118,11 @@ class WriterLocks:
         """A round trip to the server; psycopg's OperationalError if it is not there.
         Answers from memory for a second after the last answer (many waiting sessions
         ask at once)."""
-        if time.monotonic() - self._answered_at < PING_MEMORY_SECONDS:
-            return
         async with self._io:
+            if time.monotonic() - self._answered_at < PING_MEMORY_SECONDS:
+                return  # asked and answered while this one waited its turn
             await self._on_connection(lambda conn: conn.execute("SELECT 1"))
-        self._answered_at = time.monotonic()
+            self._answered_at = time.monotonic()
 
     async def _on_connection(self, operation: Callable[[Any], Awaitable[T]]) -> T:
         """``operation`` on the lock connection (held ``_io``); a connection that broke
