@@ -47,15 +47,6 @@ def store(tmp_path: Path) -> str:
     return f"sqlite:{tmp_path / 'sessions.db'}"
 
 
-def _writer(store: str, session_id: str, mode: str) -> subprocess.Popen[str]:
-    return subprocess.Popen(
-        [sys.executable, "-c", _WRITER, store, session_id, mode],
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        text=True,
-    )
-
-
 @pytest.fixture
 def writers() -> Iterator[list[subprocess.Popen[str]]]:
     started: list[subprocess.Popen[str]] = []
@@ -63,6 +54,22 @@ def writers() -> Iterator[list[subprocess.Popen[str]]]:
     for process in started:
         process.kill()
         process.wait()
+
+
+def _writer_in_its_tool(
+    writers: list[subprocess.Popen[str]], store: str, session_id: str, mode: str
+) -> subprocess.Popen[str]:
+    """Another process writing ``session_id``, returned once it is inside its tool call."""
+    writer = subprocess.Popen(
+        [sys.executable, "-c", _WRITER, store, session_id, mode],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    writers.append(writer)
+    assert writer.stdout is not None
+    assert writer.stdout.readline().strip() == "waiting"
+    return writer
 
 
 def _calls_the_tool(message: Message) -> bool:
@@ -89,12 +96,10 @@ async def _follow_and_release(
 async def test_a_client_attaches_to_a_session_another_process_is_running(
     store: str, writers: list[subprocess.Popen[str]]
 ) -> None:
-    writer = _writer(store, "live", "new")
-    writers.append(writer)
-    assert writer.stdout is not None
-    assert writer.stdout.readline().strip() == "waiting"
+    writer = _writer_in_its_tool(writers, store, "live", "new")
     client = Client(Options(session_store=store, setting_sources=[]))
     seen = await _follow_and_release(client.attach("live"), writer)
+    assert writer.stdout is not None
     assert writer.stdout.readline().strip() == "success"
     assert [type(m).__name__ for m in seen] == [
         "SystemMessage",
@@ -118,10 +123,7 @@ async def test_attaching_to_a_resumed_session_follows_the_run_in_progress(
         session_id="again",
     )
     assert (await run("first", earlier)).result == "earlier run"
-    writer = _writer(store, "again", "resume")
-    writers.append(writer)
-    assert writer.stdout is not None
-    assert writer.stdout.readline().strip() == "waiting"
+    writer = _writer_in_its_tool(writers, store, "again", "resume")
     client = Client(Options(session_store=store, setting_sources=[]))
     seen = await _follow_and_release(client.attach("again"), writer)
     results = [m.result for m in seen if isinstance(m, ResultMessage)]
