@@ -20,6 +20,7 @@ from loopwright.options import Options
 from loopwright.options.validation import check_permission_mode
 from loopwright.session.assemble import open_session as assemble_session
 from loopwright.session.session import Session
+from loopwright.sessions.follow import attach_session
 from loopwright.types import PermissionMode
 
 Prompt = str | UserMessage | AsyncIterable[UserMessage | str]
@@ -106,6 +107,12 @@ class Client:
         self._outbox: asyncio.Queue[Message | BaseException | None] = asyncio.Queue()
         self._worker: asyncio.Task[None] | None = None
         self._busy = False
+
+    def attach(self, session_id: str) -> AsyncIterator[Message]:
+        """Follow a session that another process runs (a fleet worker, another Client), in
+        the store ``options.session_store`` names: its messages so far, then new ones live,
+        until its run ends. Read-only; this Client need not be connected."""
+        return attach_session(session_id, self.options.session_store, cwd=self.options.cwd)
 
     async def __aenter__(self) -> Client:
         await self.connect()

@@ -153,3 +153,27 @@ def test_a_database_url_of_another_kind_says_which_kinds_work(
     assert fleet_command(["worker", "--db", "mysql://db/fleet"]) == 2
     err = capsys.readouterr().err
     assert "postgresql://USER@HOST[:PORT]/DB" in err and "sqlite:///PATH" in err
+
+
+def test_fleet_attach_follows_a_session_from_another_process_until_it_ends(
+    tmp_path: Path,
+) -> None:
+    store = f"sqlite:{tmp_path / 'sessions.db'}"
+    attach = subprocess.Popen(
+        [*CLI, "attach", "followed", "--session-store", store, "--json"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    options = Options(
+        model=ScriptedModel([text("seen from afar")]),
+        setting_sources=[],
+        session_store=store,
+        session_id="followed",
+    )
+    result = asyncio.run(run("go", options))
+    out, err = attach.communicate(timeout=60)
+    assert attach.returncode == 0, err
+    lines = [json.loads(line) for line in out.splitlines()]
+    assert [line["type"] for line in lines][-1] == "result"
+    assert lines[-1]["result"] == "seen from afar" and lines[-1]["uuid"] == result.uuid

@@ -27,6 +27,7 @@ from loopwright.sessions.base import (
     project_key,
 )
 from loopwright.sessions.entries import Entry, message_entry, meta_entry
+from loopwright.sessions.follow import attach_session, follow_session
 from loopwright.sessions.jsonl import JSONLStore
 from loopwright.sessions.recorder import (
     OpenedSession,
@@ -65,8 +66,10 @@ __all__ = [
     "SessionStore",
     "StateSnapshot",
     "TranscriptCorruptError",
+    "attach_session",
     "check_pairing",
     "delete_session",
+    "follow_session",
     "fork_session",
     "get_session_messages",
     "latest_session",

@@ -13,8 +13,10 @@ store can serve sessions from many directories.
 from __future__ import annotations
 
 import hashlib
+import inspect
 import os
 import re
+import socket
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -44,11 +46,14 @@ class SessionNotFoundError(SessionError):
 class SessionBusyError(SessionError):
     """The session is being written by another run; one writer per session."""
 
-    def __init__(self, session_id: str, holder_pid: int | None = None) -> None:
-        if holder_pid == os.getpid():
+    def __init__(
+        self, session_id: str, holder_pid: int | None = None, *, host: str | None = None
+    ) -> None:
+        here = host is None or host == socket.gethostname()
+        if holder_pid == os.getpid() and here:
             who = "by another Client or query in this process"
         elif holder_pid is not None:
-            who = f"by process {holder_pid}"
+            who = f"by process {holder_pid}" + ("" if here else f" on {host}")
         else:
             who = "by another run"
         super().__init__(
@@ -59,6 +64,7 @@ class SessionBusyError(SessionError):
         )
         self.session_id = session_id
         self.holder_pid = holder_pid
+        self.holder_host = host
 
 
 class TranscriptCorruptError(SessionError):
@@ -165,18 +171,20 @@ class NoWriterLock:
         return None
 
 
-def lock_for_writing(store: SessionStore, session_id: str) -> WriterLock:
+async def lock_for_writing(store: SessionStore, session_id: str) -> WriterLock:
     """Make the caller the only writer of ``session_id`` until it releases the lock.
 
-    A store that can lock offers ``lock_session(session_id) -> WriterLock``, which raises
-    :class:`SessionBusyError` when another writer holds the session (the JSONL store uses
-    an OS file lock). The method is optional so existing stores keep working unchanged;
-    a store without it gets no lock here.
+    A store that can lock offers ``lock_session(session_id) -> WriterLock`` (or an
+    awaitable of one, for stores that lock over the network), which raises
+    :class:`SessionBusyError` when another writer holds the session: the JSONL and SQLite
+    stores use an OS file lock, PostgreSQL an advisory lock. The method is optional so
+    existing stores keep working unchanged; a store without it gets no lock here.
     """
     lock_session = getattr(store, "lock_session", None)
     if lock_session is None:
         return NoWriterLock()
-    lock: WriterLock = lock_session(session_id)
+    taken: Any = lock_session(session_id)
+    lock: WriterLock = await taken if inspect.isawaitable(taken) else taken
     return lock
 
 

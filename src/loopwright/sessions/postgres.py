@@ -7,15 +7,19 @@ string borrows from one bounded pool per process and event loop (see
 duration, so a fork's transaction never holds another session's appends; each append is
 one autocommit INSERT (durable when it returns, so ``sync()`` has nothing to do). The table
 is created on first use under an advisory lock, so many processes may start at once on an
-empty database. A connection that broke (server restart, idle timeout, terminated backend)
+empty database. One writer per session: ``lock_session`` takes a session advisory lock (see
+:mod:`loopwright.sessions.postgres_locks`). A connection that broke (server restart, idle
+timeout, terminated backend)
 is dropped from the pool and the operation tried once more on another; a retried INSERT
 that had in fact committed leaves a duplicate line, which loading tolerates.
 """
 
 from __future__ import annotations
 
+import contextlib
+import importlib
 import os
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import AsyncGenerator, Awaitable, Callable, Sequence
 from typing import Any, TypeVar
 
 from loopwright.sessions.base import (
@@ -26,6 +30,7 @@ from loopwright.sessions.base import (
     project_of_first_entry,
 )
 from loopwright.sessions.entries import Entry
+from loopwright.sessions.postgres_locks import PostgresWriterLock, WriterLocks, writer_key
 from loopwright.sessions.postgres_pool import SharedPool, lease, migrate_once, release
 from loopwright.sessions.sqlrows import decode, entry_row, infos_from_rows
 
@@ -44,6 +49,9 @@ CREATE INDEX IF NOT EXISTS {t}_session ON {t} (session_id, seq);
 CREATE INDEX IF NOT EXISTS {t}_project ON {t} (project, session_id)
 """
 T = TypeVar("T")
+# How long an operation waits for a pooled connection before checking that the server is
+# there at all (under load, waits of seconds are normal: the pool is bounded).
+QUICK_WAIT_SECONDS = 2.0
 _INSERT = (
     "INSERT INTO {t} (session_id, project, uuid, kind, ts, prompt, body) "
     "VALUES (%s, %s, %s, %s, %s, %s, %s)"
@@ -82,16 +90,47 @@ class PostgresStore:
         """``operation(connection)`` on a pooled connection, once more on another one if
         the first turned out to be broken (the pool discards a closed connection)."""
         shared = await self._pool()
-        async with shared.pool.connection() as db:
-            try:
+        try:
+            async with self._connection(shared) as db:
+                try:
+                    return await operation(db)
+                except Exception:
+                    if not db.closed:
+                        raise
+            await self._reachable(shared)
+            # What broke one connection (a server restart) likely broke its idle siblings.
+            await shared.pool.check()
+            async with self._connection(shared) as db:
                 return await operation(db)
-            except Exception:
-                if not db.closed:
-                    raise
-        # What broke one connection (a server restart) likely broke its idle siblings.
-        await shared.pool.check()
-        async with shared.pool.connection() as db:
-            return await operation(db)
+        except (_psycopg().OperationalError, _pool_timeout()) as exc:
+            # The server is gone or unreachable: say so in our words (a run reports it in
+            # its error result; opening a session raises it before the stream starts).
+            raise SessionError(
+                f"the PostgreSQL session store is unreachable ({type(exc).__name__}: {exc}); "
+                "check that the server is running, then resume the session"
+            ) from exc
+
+    @contextlib.asynccontextmanager
+    async def _connection(self, shared: SharedPool) -> AsyncGenerator[Any]:
+        """A pooled connection. A wait longer than QUICK_WAIT_SECONDS asks the server
+        whether it is there at all: a server that is down fails now, not after the
+        pool's own timeout (a minute of retrying a refused port)."""
+        try:
+            conn = await shared.pool.getconn(timeout=QUICK_WAIT_SECONDS)
+        except _pool_timeout():
+            await self._reachable(shared)
+            conn = await shared.pool.getconn()
+        try:
+            yield conn
+        finally:
+            await shared.pool.putconn(conn)
+
+    async def _reachable(self, shared: SharedPool) -> None:
+        """Raise (psycopg's OperationalError) if the server does not answer. Asked on the
+        writer-lock connection, so it opens no connection beyond the pool and that one."""
+        if shared.writers is None:
+            shared.writers = WriterLocks(self.conninfo)
+        await shared.writers.ping()
 
     async def _project(self, db: Any, session_id: str, first: Entry) -> str:
         known = self._projects.get(session_id)
@@ -103,6 +142,21 @@ class PostgresStore:
             known = str(row[0]) if row else project_of_first_entry(first, self.default_project)
             self._projects[session_id] = known
         return known
+
+    async def lock_session(self, session_id: str) -> PostgresWriterLock:
+        """Become the one writer of ``session_id`` until the returned lock is released.
+
+        Raises :class:`SessionBusyError` at once if another writer holds it (in this
+        process or any other on the database); a session advisory lock, dropped by the
+        server when its holder's connection ends, so a killed writer never leaves a
+        session locked. All of a process's locks share one connection besides the pool.
+        """
+        shared = await self._pool()
+        if shared.writers is None:
+            shared.writers = WriterLocks(self.conninfo)
+        key = writer_key(self._t, session_id)
+        await shared.writers.acquire(session_id, key)
+        return PostgresWriterLock(shared.writers, session_id, key)
 
     async def append(self, session_id: str, entry: Entry) -> None:
         async def insert(db: Any) -> None:
@@ -177,6 +231,16 @@ class PostgresStore:
         await self._run(lambda db: db.execute(f"DROP TABLE IF EXISTS {self._t}"))
         if self._shared is not None:
             self._shared.migrated.discard(self._t)  # a later use creates it again
+
+
+def _psycopg() -> Any:
+    return importlib.import_module("psycopg")
+
+
+def _pool_timeout() -> type[BaseException]:
+    """psycopg_pool's PoolTimeout (no connection came within the pool's timeout)."""
+    pool_error: type[BaseException] = importlib.import_module("psycopg_pool").PoolTimeout
+    return pool_error
 
 
 async def _rows(db: Any, sql: str, args: tuple[Any, ...]) -> list[Any]:

@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from loopwright.sessions.base import SessionError
+from loopwright.sessions.postgres_locks import WriterLocks
 
 DEFAULT_POOL_SIZE = 10
 POOL_SIZE_ENV = "LOOPWRIGHT_PG_POOL_SIZE"
@@ -47,6 +48,9 @@ class SharedPool:
     leases: int = 0
     migrated: set[str] = field(default_factory=lambda: set[str]())
     migration_lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+    # The sessions this process writes, locked on a connection of their own (opened on the
+    # first lock): see postgres_locks.
+    writers: WriterLocks | None = None
 
 
 @dataclass(slots=True)
@@ -106,6 +110,8 @@ async def release(conninfo: str, shared: SharedPool) -> None:
     state = _LOOPS.get(asyncio.get_running_loop())
     if state is not None and state.pools.get(conninfo) is shared:
         del state.pools[conninfo]
+    if shared.writers is not None:
+        await shared.writers.aclose()
     await shared.pool.close()
 
 

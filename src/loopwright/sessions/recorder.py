@@ -27,6 +27,8 @@ from loopwright.messages import (
     new_uuid,
 )
 from loopwright.sessions.base import (
+    NoWriterLock,
+    SessionBusyError,
     SessionNotFoundError,
     SessionStore,
     WriterLock,
@@ -158,7 +160,14 @@ async def start_session(
     store cannot take the first entry now, it is retried with the session's first message
     (see SessionRecorder), so the run itself reports the failure.
     """
-    lock = lock_for_writing(store, session_id)
+    try:
+        lock = await lock_for_writing(store, session_id)
+    except SessionBusyError:
+        raise
+    except Exception:
+        # A store that is down cannot lock either: the run reports why, since its first
+        # append fails the same way (a new session has nobody else writing it yet).
+        lock = NoWriterLock()
     first = meta_entry(session_id, cwd=os.path.abspath(os.fspath(cwd)), **meta)
     try:
         await store.append(session_id, first)
@@ -200,7 +209,7 @@ async def resume_session(
 async def _continue(
     store: SessionStore, session_id: str, resume_at: str | None, *, forked_from: str | None
 ) -> OpenedSession:
-    lock = lock_for_writing(store, session_id)
+    lock = await lock_for_writing(store, session_id)
     try:
         entries = await store.load(session_id)  # read under the lock: nobody appends now
         if not entries:

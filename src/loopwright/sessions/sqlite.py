@@ -3,7 +3,8 @@
 Statements run synchronously inside the async methods: an autocommit INSERT in WAL mode
 with ``synchronous=NORMAL`` costs tens of microseconds, less than a thread hop. A commit
 is safe against a killed process at once; ``sync()`` checkpoints the WAL (with fsync) so
-it also survives power loss.
+it also survives power loss. One writer per session: ``lock_session`` takes an OS file
+lock beside the database (see :mod:`loopwright.sessions.locks`).
 """
 
 from __future__ import annotations
@@ -22,6 +23,8 @@ from loopwright.sessions.base import (
     project_of_first_entry,
 )
 from loopwright.sessions.entries import Entry
+from loopwright.sessions.jsonl import check_session_id
+from loopwright.sessions.locks import FileSessionLock
 from loopwright.sessions.sqlrows import decode, entry_row, infos_from_rows
 
 _SCHEMA = """
@@ -85,6 +88,22 @@ class SQLiteStore:
             known = str(row[0]) if row else project_of_first_entry(first, self.default_project)
             self._projects[session_id] = known
         return known
+
+    def lock_path(self, session_id: str) -> Path:
+        """The session's lock file, beside the database: ``<db>.locks/<session id>.lock``."""
+        return (
+            self.path.with_name(f"{self.path.name}.locks") / f"{check_session_id(session_id)}.lock"
+        )
+
+    def lock_session(self, session_id: str) -> FileSessionLock:
+        """Become the one writer of ``session_id`` until the returned lock is released.
+
+        Raises :class:`SessionBusyError` at once if any writer holds it, in this process or
+        another: an OS file lock (as the JSONL store's), which the kernel drops when its
+        holder dies, so a crashed run never leaves a session locked. A SQLite database is
+        on one machine, and so are its writers.
+        """
+        return FileSessionLock.acquire(session_id, self.lock_path(session_id))
 
     async def append(self, session_id: str, entry: Entry) -> None:
         project = self._project(session_id, entry)

@@ -201,25 +201,27 @@ async def check_a_repeated_uuid_is_kept(store: SessionStore) -> None:
 
 
 async def check_one_writer_per_session(store: SessionStore) -> None:
-    """For stores that lock (``lock_session``): a second writer is refused, not interleaved.
+    """For stores that lock (``lock_session``): a second writer is refused, not interleaved,
+    with an error that says what to do; the lock is free again once released.
 
     Stores without ``lock_session`` pass trivially: locking is optional in the protocol.
     """
     if getattr(store, "lock_session", None) is None:
         return
-    first = lock_for_writing(store, "locked")
+    first = await lock_for_writing(store, "locked")
     try:
         await store.append("locked", _entry("locked", 1))
         try:
-            lock_for_writing(store, "locked").release()
+            (await lock_for_writing(store, "locked")).release()
         except SessionBusyError as exc:
             _ensure("fork_session=True" in str(exc), f"the refusal must say what to do: {exc}")
+            _ensure("Wait for that run" in str(exc), f"the refusal must say to wait: {exc}")
         else:
             raise AssertionError("a second writer of a locked session was not refused")
-        lock_for_writing(store, "another").release()  # other sessions are not affected
+        (await lock_for_writing(store, "another")).release()  # other sessions are not affected
     finally:
         first.release()
-    lock_for_writing(store, "locked").release()  # released: the session is free again
+    (await lock_for_writing(store, "locked")).release()  # released: the session is free again
     loaded = [e.payload.get("n") for e in await store.load("locked")]
     _ensure(loaded == [1], f"entries under the lock were not kept: {loaded}")
 
