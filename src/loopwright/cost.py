@@ -139,6 +139,7 @@ _PRICES: dict[str, ModelPrice] = dict(_BUILTIN_PRICES)
 def register_price(model: str, price: ModelPrice) -> None:
     """Add or replace the price of ``model`` (an exact id, or a prefix ending in ``*``)."""
     _PRICES[model] = price
+    _LOOKUPS.clear()
 
 
 def known_prices() -> dict[str, ModelPrice]:
@@ -152,7 +153,19 @@ def known_prices() -> dict[str, ModelPrice]:
 _PROVIDER_PREFIXES = ("anthropic:", "openai:", "openai-chat:", "scripted:")
 
 
+# price_of per model id (every response is priced; most sessions use one model).
+_LOOKUPS: dict[str, ModelPrice | None] = {}
+
+
 def price_of(model: str) -> ModelPrice | None:
+    if model in _LOOKUPS:
+        return _LOOKUPS[model]
+    price = _lookup(model)
+    _LOOKUPS[model] = price
+    return price
+
+
+def _lookup(model: str) -> ModelPrice | None:
     prefix = next((p for p in _PROVIDER_PREFIXES if model.startswith(p)), "")
     bare = model[len(prefix) :]
     for key in (model, bare):

@@ -19,7 +19,9 @@ from loopwright.models.openai_chat import OpenAIChatModel
 
 from .conftest import ask
 
-Answer = Callable[[socket.socket], None]
+# An answer returns True when it closed the connection: no request is read from it again
+# (Linux still delivers data that arrives after shutdown(SHUT_RD)).
+Answer = Callable[[socket.socket], bool | None]
 
 
 class ScriptedSocket:
@@ -47,7 +49,8 @@ class ScriptedSocket:
                 if not _read_request(connection):
                     return
                 answer = self.answers.pop(0)
-                answer(connection)
+                if answer(connection):
+                    return
 
     def close(self) -> None:
         self.listener.close()
@@ -86,10 +89,11 @@ _STREAM = (
 )
 
 
-def close_delimited_stream(connection: socket.socket) -> None:
+def close_delimited_stream(connection: socket.socket) -> bool:
     """An SSE body with neither Content-Length nor chunking: it ends with the connection."""
     connection.sendall(b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\n\r\n" + _STREAM)
     connection.shutdown(socket.SHUT_WR)
+    return True
 
 
 def sized_stream(connection: socket.socket) -> None:
@@ -97,9 +101,17 @@ def sized_stream(connection: socket.socket) -> None:
     connection.sendall(head.encode() + b"\r\n\r\n" + _STREAM)
 
 
-def sized_stream_then_close(connection: socket.socket) -> None:
+def chunked_stream(connection: socket.socket) -> None:
+    """As the APIs send it: chunked, the body ending with a zero-size chunk after [DONE]."""
+    head = b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nTransfer-Encoding: chunked"
+    chunk = b"%x\r\n%s\r\n" % (len(_STREAM), _STREAM)
+    connection.sendall(head + b"\r\n\r\n" + chunk + b"0\r\n\r\n")
+
+
+def sized_stream_then_close(connection: socket.socket) -> bool:
     sized_stream(connection)
     connection.shutdown(socket.SHUT_RDWR)
+    return True
 
 
 def gzipped_rate_limit(connection: socket.socket) -> None:
@@ -163,6 +175,18 @@ async def test_a_kept_alive_connection_the_server_closed_is_replaced() -> None:
         server.close()
     assert _text(first) == _text(second) == "hello"
     assert server.connections == 2
+
+
+async def test_a_stream_read_to_done_leaves_its_connection_for_the_next_request() -> None:
+    server = ScriptedSocket([chunked_stream, chunked_stream, chunked_stream])
+    model = OpenAIChatModel("m", api_key="k", base_url=server.base_url)
+    try:
+        answers = [await _answer(model) for _ in range(3)]
+    finally:
+        await model.aclose()
+        server.close()
+    assert [_text(a) for a in answers] == ["hello"] * 3
+    assert server.connections == 1  # the reader stops at [DONE]; the body was drained first
 
 
 async def test_an_answer_that_is_not_http_is_a_connection_error() -> None:

@@ -257,7 +257,8 @@ class LeanClient:
             await connection.writer.drain()
         except OSError as exc:
             connection.close()
-            raise TransportError(str(exc), stage="write") from exc
+            # Nothing came back, so the request may go again on a new connection.
+            raise TransportError(str(exc), stage="write", empty=True) from exc
         try:
             while True:
                 status, headers = await self._head(connection)
@@ -280,7 +281,10 @@ class LeanClient:
             error.empty = not exc.partial  # type: ignore[attr-defined]
             raise error from None
         except (OSError, asyncio.LimitOverrunError) as exc:
-            raise TransportError(str(exc) or type(exc).__name__, stage="read") from exc
+            # A reset before any byte of the answer: the server had dropped the kept-alive
+            # connection (as a broken pipe on writing would say); httpcore resends then too.
+            reset = isinstance(exc, ConnectionResetError)
+            raise TransportError(str(exc) or type(exc).__name__, stage="read", empty=reset) from exc
         lines = raw.decode("latin-1").split("\r\n")
         parts = lines[0].split(" ", 2)
         if len(parts) < 2 or not parts[0].startswith("HTTP/") or not parts[1].isdigit():

@@ -216,11 +216,14 @@ async def lean_events(
                 await import_sdk(errors.sdk)
                 failed = errors.event_error(sse, sdk_response(status, headers, b"", where.url))
                 raise errors.model_error(failed, mid_stream=True) from failed
-            yield sse
             if sse.data.startswith("[DONE]"):
+                # Drained before [DONE] is handed over: its reader stops there, and a body
+                # read to its end lets the connection be reused.
                 async for _ in chunks:
                     pass
+                yield sse
                 return
+            yield sse
     except ModelError:
         raise
     except TransportError as exc:

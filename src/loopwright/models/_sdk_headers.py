@@ -21,7 +21,7 @@ import platform
 import re
 import sys
 from collections.abc import Iterable, Mapping
-from functools import cache
+from functools import cache, lru_cache
 from pathlib import Path
 from urllib.parse import urlsplit
 
@@ -146,9 +146,15 @@ class HeaderList:
 def wire_head(origin: Origin, sdk_headers: Iterable[Header], body_length: int) -> list[Header]:
     """What httpx2 sends for the SDK's headers: Host first, its client defaults the SDK
     did not set, the SDK's headers, Content-Length last."""
+    return [*_merged_head(origin, tuple(sdk_headers)), ("Content-Length", str(body_length))]
+
+
+@lru_cache(maxsize=256)
+def _merged_head(origin: Origin, sdk_headers: tuple[Header, ...]) -> tuple[Header, ...]:
+    # A provider sends the same headers on every request: merge them once.
     merged = HeaderList(_CLIENT_DEFAULTS)
     merged.update(sdk_headers)
-    return [("Host", origin.netloc), *merged.items, ("Content-Length", str(body_length))]
+    return (("Host", origin.netloc), *merged.items)
 
 
 @cache

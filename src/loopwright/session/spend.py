@@ -22,9 +22,9 @@ class Totals:
     api_seconds: float = 0.0
     model_usage: dict[str, dict[str, Any]] = field(default_factory=dict[str, dict[str, Any]])
 
-    def add(self, model: str, usage: Usage) -> None:
+    def add(self, model: str, usage: Usage, cost: float | None) -> None:
+        """Count one response's usage and its cost (``cost_of``; None when unpriced)."""
         self.usage = self.usage + usage
-        cost = cost_of(model, usage)
         # One unpriced model makes the total unknown: None, never a guess.
         self.cost_usd = add_costs(self.cost_usd, cost)
         entry = self.model_usage.setdefault(
@@ -70,9 +70,10 @@ class Spend:
         return chain
 
     def add_usage(self, model: str, usage: Usage) -> None:
+        cost = cost_of(model, usage)
         for spend in self._chain():
-            spend.total.add(model, usage)
-            spend.run.add(model, usage)
+            spend.total.add(model, usage, cost)
+            spend.run.add(model, usage, cost)
 
     def add_api_seconds(self, seconds: float) -> None:
         for spend in self._chain():
