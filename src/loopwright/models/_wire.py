@@ -92,7 +92,14 @@ def json_content(body: Mapping[str, Any]) -> bytes:
     Handing the SDK bytes instead of a dict skips its per-request deep copy of the body
     (O(history) on every turn); the client still adds auth and the JSON content type.
     """
-    return json.dumps(body, ensure_ascii=False, separators=(",", ":")).encode()
+    text = json.dumps(body, ensure_ascii=False, separators=(",", ":"))
+    try:
+        return text.encode()
+    except UnicodeEncodeError:
+        # A lone surrogate (a model's text that arrived as half a pair, a file name that
+        # is not UTF-8) has no UTF-8 form: it is sent as U+FFFD, while the history and the
+        # transcript keep what was received. Otherwise every later request would fail.
+        return text.encode("utf-16", "surrogatepass").decode("utf-16", "replace").encode()
 
 
 class _Closable(Protocol):
