@@ -43,18 +43,16 @@ async def manual_compact(session: Session, run: RunState, focus: str) -> list[Me
     return [*messages, result_message(session, run, Finish("success", "end_turn"))]
 
 
-async def compact_if_due(session: Session, *, forced: bool = False) -> list[Message]:
-    """Compact before the next request when the context is past the threshold (or the
-    provider said the prompt is too long); an interrupt cancels it."""
-    tokens = _tokens_if_due(session, forced=forced)
-    if tokens is None:
-        return []
+async def compact_now(session: Session, tokens: int) -> list[Message]:
+    """Compact before the next request (``tokens`` from :func:`compaction_due`); an
+    interrupt cancels it."""
     return await interruptible(session, _auto_compact(session, tokens)) or []
 
 
-def _tokens_if_due(session: Session, *, forced: bool) -> int | None:
-    """The context size when compaction should run, else None. Cheap and synchronous, so
-    a (cancellable) compaction task starts only when there is one to run."""
+def compaction_due(session: Session, *, forced: bool = False) -> int | None:
+    """The context size when compaction should run before the next request — past the
+    threshold, or ``forced`` when the provider said the prompt is too long — else None.
+    Cheap and synchronous, so a (cancellable) compaction starts only when one is due."""
     if not session.breaker.allow():
         return None
     agent = session.agent

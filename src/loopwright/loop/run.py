@@ -26,7 +26,12 @@ from loopwright.loop.agents import (
     tool_trip,
     tripped,
 )
-from loopwright.loop.compaction import compact_if_due, manual_compact, manual_compact_focus
+from loopwright.loop.compaction import (
+    compact_now,
+    compaction_due,
+    manual_compact,
+    manual_compact_focus,
+)
 from loopwright.loop.decide import limit_reached, next_step, turns_exhausted
 from loopwright.loop.hook_events import stop_hook, submit_prompt
 from loopwright.loop.model_turn import ModelTurn, assistant_message, model_turn
@@ -44,6 +49,8 @@ from loopwright.loop.tool_turn import ToolTurn, close_calls, orphans_closed, too
 from loopwright.messages import Message, ResultMessage, SystemMessage, ToolUseBlock, UserMessage
 from loopwright.session.conversation import TranscriptWriteError
 from loopwright.session.session import Session, init_data
+
+_STEPS = (Finish, RunTools, AskAgain)  # what _ask ends with, besides its messages
 
 
 async def agent_loop(session: Session, prompt: UserMessage) -> AsyncIterator[Message]:
@@ -97,7 +104,7 @@ async def _run(
         while True:
             step: NextStep = INTERRUPTED_BY_USER
             async for item in _ask(session, run):
-                if isinstance(item, Finish | RunTools | AskAgain):
+                if isinstance(item, _STEPS):
                     step = item
                 else:
                     yield item
@@ -134,8 +141,9 @@ async def _run(
 async def _ask(session: Session, run: RunState) -> AsyncIterator[Message | NextStep]:
     """Compaction when due, one model call, and the step its response asks for (last)."""
     conversation = session.conversation
-    for message in await compact_if_due(session):
-        yield message
+    if (tokens := compaction_due(session)) is not None:
+        for message in await compact_now(session, tokens):
+            yield message
     if session.interrupted:
         yield INTERRUPTED_BY_USER
         return
@@ -153,8 +161,9 @@ async def _ask(session: Session, run: RunState) -> AsyncIterator[Message | NextS
     if turn.response is None:
         if turn.context_exceeded and not run.reactive_compaction_tried:
             run.reactive_compaction_tried = True  # compact once and ask again
-            for message in await compact_if_due(session, forced=True):
-                yield message
+            if (tokens := compaction_due(session, forced=True)) is not None:
+                for message in await compact_now(session, tokens):
+                    yield message
             yield AskAgain()
             return
         yield turn.failed(session.interrupted)
