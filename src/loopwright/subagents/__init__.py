@@ -1,1 +1,5 @@
-"""Subagents: definitions from files, the Agent tool, and running one through the loop."""
+"""Subagents and handoffs: definitions from files, the Agent tool, handoff tools.
+
+Running a subagent is the loop's job (``loop/subagents.py``); its session is built by
+``session/child.py``.
+"""
