@@ -119,28 +119,31 @@ def origin_and_target(base_url: str, path: str, query: str = "") -> tuple[Origin
 
 class HeaderList:
     """An ordered, case-insensitive header list with httpx2.Headers' semantics: ``set``
-    replaces the first entry of a name in place; ``update`` moves the names to the end."""
+    replaces the entry of a name in place; ``update`` moves the names to the end. Names
+    are unique, so each is found by its position (headers are built on every request)."""
 
     def __init__(self, items: Iterable[Header] = ()) -> None:
         self.items: list[Header] = []
+        self._position: dict[str, int] = {}
         for name, value in items:
             self.set(name, value)
 
     def set(self, name: str, value: str) -> None:
         lower = name.lower()
-        found = [i for i, (key, _) in enumerate(self.items) if key.lower() == lower]
-        for index in reversed(found[1:]):
-            del self.items[index]
-        if found:
-            self.items[found[0]] = (name, value)
-        else:
+        position = self._position.get(lower)
+        if position is None:
+            self._position[lower] = len(self.items)
             self.items.append((name, value))
+        else:
+            self.items[position] = (name, value)
 
     def update(self, items: Iterable[Header]) -> None:
         incoming = HeaderList(items)
-        names = {name.lower() for name, _ in incoming.items}
-        self.items = [(k, v) for k, v in self.items if k.lower() not in names]
-        self.items.extend(incoming.items)
+        kept = [(k, v) for k, v in self.items if k.lower() not in incoming._position]
+        self.items = []
+        self._position = {}
+        for name, value in (*kept, *incoming.items):
+            self.set(name, value)
 
 
 def wire_head(origin: Origin, sdk_headers: Iterable[Header], body_length: int) -> list[Header]:
