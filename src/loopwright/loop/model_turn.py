@@ -11,7 +11,7 @@ from functools import partial
 from loopwright import telemetry
 from loopwright.errors import ModelError
 from loopwright.loop.steps import INTERRUPTED_BY_USER, Finish, RunState
-from loopwright.loop.work import Ended, Outbox, drain
+from loopwright.loop.work import Outbox, Running
 from loopwright.messages import AssistantMessage, Message, StreamEvent, SystemMessage
 from loopwright.models.base import (
     ModelRequest,
@@ -56,13 +56,13 @@ class ModelTurn:
 async def model_turn(session: Session, run: RunState) -> AsyncIterator[Message | ModelTurn]:
     """Ask the model once; yields the stream's messages, then the ModelTurn."""
     request = build_request(session, run)
-    async for item in drain(session, partial(_ask, session=session, request=request)):
-        if not isinstance(item, Ended):
-            yield item
-            continue
-        if item.value is not None:
-            session.spend.add_usage(item.value.model, item.value.usage)
-        yield ModelTurn(item.value, item.cancelled, item.failure)
+    async with Running(session, partial(_ask, session=session, request=request)) as work:
+        while (message := await work.next()) is not None:
+            yield message
+    ended = work.ended()
+    if ended.value is not None:
+        session.spend.add_usage(ended.value.model, ended.value.usage)
+    yield ModelTurn(ended.value, ended.cancelled, ended.failure)
 
 
 def build_request(session: Session, run: RunState) -> ModelRequest:

@@ -11,7 +11,7 @@ from typing import Any
 from loopwright.hooks.payloads import notice_messages
 from loopwright.loop.agents import guard_tools
 from loopwright.loop.steps import INTERRUPTED_BY_USER, INTERRUPTED_RESULT, Finish
-from loopwright.loop.work import Ended, Outbox, drain
+from loopwright.loop.work import Ended, Outbox, Running
 from loopwright.messages import (
     AssistantMessage,
     ContentBlock,
@@ -46,14 +46,11 @@ async def tool_turn(
     # The executor fills this in as calls finish, so an interrupted batch keeps the
     # results it already has.
     outcome = BatchOutcome()
-    ended: Ended[None] = Ended()
-    async for item in drain(
-        session, partial(_execute, session=session, calls=calls, outcome=outcome)
-    ):
-        if isinstance(item, Ended):
-            ended = item
-        else:
-            yield item
+    start = partial(_execute, session=session, calls=calls, outcome=outcome)
+    async with Running(session, start) as work:
+        while (message := await work.next()) is not None:
+            yield message
+    ended = work.ended()
     results = outcome.ordered(calls, _missing_result(ended, outcome))
     report = session.agent.gate.end_batch()
     yield ToolTurn(

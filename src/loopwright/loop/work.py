@@ -2,13 +2,13 @@
 
 Own tasks so that ``interrupt()`` can cancel them without cancelling the consumer; what
 they produce meanwhile — deltas, retry notices, subagent messages — reaches the stream
-through an outbox. How the task ended comes back as a value (:class:`Ended`), last.
+through an outbox. How the task ended comes back as a value (:class:`Ended`).
 """
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Callable, Coroutine
+from collections.abc import Callable, Coroutine
 from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
 
@@ -29,29 +29,44 @@ class Ended(Generic[T]):
     failure: BaseException | None = None
 
 
-async def drain(
-    session: Session, start: Callable[[Outbox], Coroutine[Any, Any, T]]
-) -> AsyncIterator[Message | Ended[T]]:
-    """Run the work as a task; yield what it puts in the outbox until it ends, then how
-    it ended."""
-    outbox: Outbox = asyncio.Queue()  # one per task: no stale end marker can leak
-    task = asyncio.create_task(start(outbox))
-    session.current_work = task
-    task.add_done_callback(lambda _: outbox.put_nowait(None))
-    try:
-        while (item := await outbox.get()) is not None:
-            yield item
-    finally:
-        session.current_work = None
-        if not task.done():
+class Running(Generic[T]):
+    """Work started as its own task, as an ``async with`` block: read what it puts in the
+    outbox with :meth:`next` (None once it has ended); on leaving the block the task is
+    cancelled if it is still running, and :meth:`ended` says how it ended.
+
+    A context manager rather than an async generator: the loop starts two of these per
+    turn, and each generator layer costs every message a hop.
+    """
+
+    def __init__(self, session: Session, start: Callable[[Outbox], Coroutine[Any, Any, T]]):
+        self._session = session
+        self._start = start
+        self._outbox: Outbox = asyncio.Queue()  # one per task: no stale end marker can leak
+        self._task: asyncio.Task[T] | None = None
+
+    async def __aenter__(self) -> Running[T]:
+        task = asyncio.create_task(self._start(self._outbox))
+        task.add_done_callback(lambda _: self._outbox.put_nowait(None))
+        self._task = self._session.current_work = task
+        return self
+
+    async def next(self) -> Message | None:
+        return await self._outbox.get()
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        self._session.current_work = None
+        task = self._task
+        if task is not None and not task.done():
             task.cancel()
             await asyncio.gather(task, return_exceptions=True)
-    if task.cancelled():
-        yield Ended(cancelled=True)
-    elif (failure := task.exception()) is not None:
-        yield Ended(failure=failure)
-    else:
-        yield Ended(task.result())
+
+    def ended(self) -> Ended[T]:
+        task = self._task
+        assert task is not None and task.done(), "ended() is read after the block"
+        if task.cancelled():
+            return Ended(cancelled=True)
+        failure = task.exception()
+        return Ended(failure=failure) if failure is not None else Ended(task.result())
 
 
 async def interruptible(session: Session, coroutine: Coroutine[Any, Any, T]) -> T | None:
