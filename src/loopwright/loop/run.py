@@ -228,8 +228,10 @@ async def _act(
     switched = await apply_handoff(session)
     if switched is not None:
         yield switched
-    structured = structured_after_tools(session.agent, run, calls, turn.results)
-    ending = turn.stop or structured or turn.failed
+    # In this order: a stop, then a valid structured answer, then a broken batch.
+    ending = (
+        turn.stop or structured_after_tools(session.agent, run, calls, turn.results) or turn.failed
+    )
     if ending is not None:
         for item in await _checked_answer(session, run, ending):
             yield item
