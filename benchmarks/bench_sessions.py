@@ -48,7 +48,7 @@ def _messages(count: int) -> list[ConversationMessage]:
 
 
 async def _append_times(store: SessionStore, sid: str, count: int) -> list[float]:
-    lock = lock_for_writing(store, sid)  # as the loop does: one writer per session
+    lock = await lock_for_writing(store, sid)  # as the loop does: one writer per session
     recorder = SessionRecorder(store, sid)
     times: list[float] = []
     for message in _messages(count):
