@@ -18,7 +18,7 @@ from loopwright.messages import (
 )
 from loopwright.options import AgentDefinition
 from loopwright.session.child import child_session
-from loopwright.session.session import Session
+from loopwright.session.session import Session, aclose_each
 from loopwright.subagents.tool import RUN_SUBAGENT_SERVICE
 from loopwright.tools.base import ToolContext, ToolResult
 
@@ -58,9 +58,7 @@ async def _run(
             data = {**message.data, "parent_tool_use_id": ctx.tool_use_id}
             await ctx.emit(SystemMessage(message.subtype, data, message.uuid))
     if child.agent.model is not parent.agent.model:  # its own model: its HTTP client ends here
-        closer = getattr(child.agent.model, "aclose", None)
-        if closer is not None:
-            await closer()
+        await aclose_each(child.agent.model)
     if result is None:  # pragma: no cover - the loop always ends with a result
         return ToolResult.error(f"subagent {name!r} ended without a result")
     if result.is_error:

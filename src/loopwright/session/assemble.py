@@ -39,7 +39,7 @@ from loopwright.session.extensions import (
 )
 from loopwright.session.permission_gate import build_permission_gate
 from loopwright.session.resolve import resolve_model, resolve_tools, window_of, with_retries
-from loopwright.session.session import CountingModel, Session
+from loopwright.session.session import CountingModel, Session, aclose_each
 from loopwright.sessions import (
     latest_session,
     loopwright_home,
@@ -127,7 +127,7 @@ def _base(options: Options) -> _Base:
     )
 
 
-def _start_notices(options: Options, base: _Base) -> list[str]:
+def _start_notices(base: _Base) -> list[str]:
     notices: list[str] = []
     if base.reasoning_ignored:
         notices.append(
@@ -224,7 +224,7 @@ async def open_session(options: Options) -> Session:
     """Options in, a Session out: its Agent built, extensions started, transcript opened."""
     base = _base(options)
     state = SessionState(cwd=base.cwd)
-    notices = _start_notices(options, base)
+    notices = _start_notices(base)
     try:
         services = _services(options, base, state, notices)
         draft = AgentDraft(
@@ -238,7 +238,8 @@ async def open_session(options: Options) -> Session:
         await _add_extensions(draft, options, state)
         conversation, session_id, restored = await _open_transcript(options, base)
     except BaseException:
-        await _close_resources(state, base.model)  # MCP servers may already be running
+        # MCP servers may already be running.
+        await aclose_each(*state.resources.values(), base.model)
         raise
     session = Session(
         agent=_agent(options, base, draft),
@@ -287,16 +288,6 @@ def _agent(options: Options, base: _Base, draft: AgentDraft) -> Agent:
         agent_names=tuple(draft.agent_names),
         skill_names=tuple(draft.skill_names),
     )
-
-
-async def _close_resources(state: SessionState, model: Model) -> None:
-    for resource in list(state.resources.values()):
-        closer = getattr(resource, "aclose", None)
-        if closer is not None:
-            await closer()
-    closer = getattr(model, "aclose", None)
-    if closer is not None:
-        await closer()
 
 
 async def _add_extensions(draft: AgentDraft, options: Options, state: SessionState) -> None:

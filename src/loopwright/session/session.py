@@ -99,7 +99,8 @@ class Session:
         )
         outcome = await hooks.run(event, payload, match_value=match_value)
         include = self.agent.options.include_hook_events
-        return outcome, list(hook_messages(event, outcome, include_hook_events=include))
+        messages: list[Message] = [*hook_messages(event, outcome, include_hook_events=include)]
+        return outcome, messages
 
     def snapshot(self) -> StateSnapshot:
         totals = self.spend.total
@@ -117,19 +118,22 @@ class Session:
         if self.parent is None and not self.closed:
             self.closed = True
             await self.fire_hook("SessionEnd", match_value=reason, reason=reason)
-        for resource in list(self.state.resources.values()):
-            closer = getattr(resource, "aclose", None)
-            if closer is not None:
-                await closer()
-        if self.parent is None:
-            for model in (self.agent.model, *self.retired_models):
-                closer = getattr(model, "aclose", None)
-                if closer is not None:
-                    await closer()  # HTTP clients of providers belong to this event loop
+        await aclose_each(*self.state.resources.values())
+        if self.parent is None:  # HTTP clients of providers belong to this event loop
+            await aclose_each(self.agent.model, *self.retired_models)
         await self.conversation.aclose()
 
     async def stop_writing(self) -> None:
         await self.conversation.stop_writing()
+
+
+async def aclose_each(*objects: object) -> None:
+    """Close what has an ``aclose`` (tools' resources, providers); the rest has nothing to
+    release."""
+    for item in objects:
+        closer = getattr(item, "aclose", None)
+        if closer is not None:
+            await closer()
 
 
 class CountingModel:
