@@ -10,7 +10,7 @@ import sys
 from collections.abc import Sequence
 
 from loopwright.cli.agent_arguments import add_agent_arguments, options_from_args
-from loopwright.cli.plain_output import result_text, to_json_line
+from loopwright.cli.plain_output import result_text, start_notice, to_json_line
 from loopwright.cli.stream_json import StreamJsonWriter
 from loopwright.client import query
 from loopwright.errors import ConfigurationError, LoopwrightError
@@ -49,6 +49,8 @@ async def print_mode(prompt: str, options: Options, output_format: str) -> int:
         if output_format == "stream-json":
             sys.stdout.write(stream.line(message) + "\n")
             sys.stdout.flush()
+        elif output_format == "text" and (notice := start_notice(message)) is not None:
+            print(f"loopwright: {notice}", file=sys.stderr)  # e.g. a rule that never matches
         if isinstance(message, ResultMessage):
             result = message
     if result is None:  # pragma: no cover - the loop always ends with a result

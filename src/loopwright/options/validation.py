@@ -197,6 +197,7 @@ def _positive(value: object, field: str) -> None:
 _FLAGS = (
     "include_hook_events",
     "trust_project",
+    "strict_settings",
     "include_partial_messages",
     "raise_on_error",
     "persist_session",

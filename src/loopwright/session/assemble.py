@@ -29,6 +29,7 @@ from loopwright.permissions.read_guard import ReadGuard
 from loopwright.sandbox import BwrapSandbox, SandboxSettings, masks_for_read_denials
 from loopwright.session.agent import Agent
 from loopwright.session.checkpoints import FileCheckpoints
+from loopwright.session.config_check import rule_problems, settings_key_problems
 from loopwright.session.conversation import Conversation
 from loopwright.session.extensions import (
     AgentDraft,
@@ -236,6 +237,7 @@ async def open_session(options: Options) -> Session:
             notices=notices,
         )
         await _add_extensions(draft, options, state)
+        _check_configuration(options, base, draft)
         conversation, session_id, restored = await _open_transcript(options, base)
     except BaseException:
         # MCP servers may already be running.
@@ -258,6 +260,23 @@ async def open_session(options: Options) -> Session:
     if restored is not None:
         _restore(session, restored)
     return session
+
+
+def _check_configuration(options: Options, base: _Base, draft: AgentDraft) -> None:
+    """Rules that can name no tool and misspelt settings keys: warnings in ``init``, or a
+    start-up error with ``strict_settings``."""
+    servers = [str(entry.get("name", "")) for entry in draft.mcp_status]
+    problems = rule_problems(
+        base.gate.policy.rules, [*draft.tools, *draft.agent_names, *(options.agents or {})], servers
+    )
+    if base.settings is not None:
+        problems.extend(settings_key_problems(base.settings.files))
+    if problems and options.strict_settings:
+        raise ConfigurationError(
+            "strict_settings: " + "; ".join(problems) + "; fix these entries or turn "
+            "strict_settings (--strict-settings) off to keep them as warnings"
+        )
+    draft.notices.extend(problems)
 
 
 def _agent(options: Options, base: _Base, draft: AgentDraft) -> Agent:
