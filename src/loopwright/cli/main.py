@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from loopwright.cli.agent_arguments import add_agent_arguments, options_from_args
 from loopwright.cli.plain_output import result_text, start_notice, to_json_line
 from loopwright.cli.stream_json import StreamJsonWriter
+from loopwright.cli.subcommand_order import with_subcommand_first
 from loopwright.client import query
 from loopwright.errors import ConfigurationError, LoopwrightError
 from loopwright.messages import ResultMessage
@@ -100,10 +101,11 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _dispatch(arguments: list[str]) -> int:
+    arguments = with_subcommand_first(arguments)
     if arguments[:1] == ["demo"]:
-        from loopwright.cli.demo import run_demo
+        from loopwright.cli.demo import demo_command
 
-        return asyncio.run(run_demo())
+        return demo_command(arguments[1:])
     if arguments[:1] == ["sessions"]:
         from loopwright.cli.sessions import sessions_command
 
