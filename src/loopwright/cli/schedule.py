@@ -1,4 +1,4 @@
-"""``loopwright schedule install|list|remove``: a recurring agent run as a systemd user timer or cron line.
+"""``loopwright schedule install|list|remove``: recurring agent runs as systemd user timers.
 
 The unit runs this same Python and loopwright (``python -m loopwright.cli.main``), in the
 chosen directory, with API keys from ``~/.config/loopwright/env`` (neither systemd user
