@@ -30,11 +30,13 @@ reports it as a ``load_warning``.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import dataclasses
 import json
 import logging
 import os
 import re
+import shutil
 from collections import OrderedDict
 from collections.abc import Sequence
 from pathlib import Path
@@ -280,9 +282,20 @@ class JSONLStore:
             self._paths.pop(session_id, None)
             if path is not None:
                 path.unlink(missing_ok=True)
+                _remove_session_leftovers(path)
         finally:
             lock.unlink_and_release()
         return path is not None
+
+
+def _remove_session_leftovers(transcript: Path) -> None:
+    """What a deleted session kept beside its transcript (the sandbox's quarantine folder
+    ``<project>/<session-id>/``), and the project folder once it holds nothing else."""
+    data_dir = transcript.with_suffix("")
+    if data_dir.is_dir() and not data_dir.is_symlink():
+        shutil.rmtree(data_dir, ignore_errors=True)
+    with contextlib.suppress(OSError):  # not empty: other sessions of the project remain
+        transcript.parent.rmdir()
 
 
 class SessionLock:
