@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import sys
 from collections import Counter
 
@@ -46,17 +47,29 @@ def print_status(db: str) -> int:
     try:
         workers = list_workers(engine)
     except Exception as exc:  # no table yet, or no database at all
+        shown = engine.url.render_as_string(hide_password=True)
         engine.dispose()
-        print(
-            f"no fleet worker has run on {db} yet ({type(exc).__name__}); start one with "
-            f"`loopwright fleet worker --db {db}` or run tasks with `loopwright fleet run`",
-            file=sys.stderr,
-        )
+        print(status_failure(shown, exc), file=sys.stderr)
         return EXIT_UNREACHABLE
     engine.dispose()
     _print_workers(workers)
     _print_sessions(db)
     return 0
+
+
+def status_failure(db: str, exc: BaseException) -> str:
+    """Why ``fleet status`` has nothing to show: a database no worker has used yet, or one
+    it cannot reach at all (which must not read as an empty fleet)."""
+    detail = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
+    if re.search(r"no such table|does not exist|UndefinedTable", f"{type(exc).__name__} {exc}"):
+        return (
+            f"no fleet worker has run on {db} yet; start one with "
+            f"`loopwright fleet worker --db {db}` or run tasks with `loopwright fleet run`"
+        )
+    return (
+        f"cannot read the fleet database {db}: {detail[:300]}; check the --db URL and that "
+        "the database server is running and reachable"
+    )
 
 
 def _print_workers(workers: list[WorkerRow]) -> None:
