@@ -24,6 +24,7 @@ from typing import IO, Any
 from loopwright.cli.agent_arguments import PERMISSION_MODE_CHOICES, split_rules
 from loopwright.cli.fleet_view import print_status, progress_line
 from loopwright.cli.render import Renderer, to_json_line
+from loopwright.cli.terminal_text import visible
 from loopwright.durable import follow_session, launch_durable, shutdown_durable
 from loopwright.durable.fleet import (
     FleetTask,
@@ -125,10 +126,10 @@ def fleet_command(arguments: Sequence[str]) -> int:
             return asyncio.run(_attach(args))
         return asyncio.run(_run(args))
     except ConfigurationError as exc:
-        print(f"loopwright fleet: {exc}", file=sys.stderr)
+        print(f"loopwright fleet: {visible(str(exc))}", file=sys.stderr)
         return EXIT_USAGE
     except (LoopwrightError, ImportError) as exc:
-        print(f"loopwright fleet: {exc}", file=sys.stderr)
+        print(f"loopwright fleet: {visible(str(exc))}", file=sys.stderr)
         return EXIT_SOME_FAILED
     except KeyboardInterrupt:
         return 130

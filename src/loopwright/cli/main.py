@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from loopwright.cli.agent_arguments import add_agent_arguments, options_from_args
 from loopwright.cli.plain_output import result_text, to_json_line
 from loopwright.cli.stream_json import StreamJsonWriter
+from loopwright.cli.terminal_text import visible
 from loopwright.client import query
 from loopwright.errors import ConfigurationError, LoopwrightError
 from loopwright.messages import ResultMessage
@@ -57,7 +58,7 @@ async def print_mode(prompt: str, options: Options, output_format: str) -> int:
         print(to_json_line(result))
     elif output_format == "text":
         stream = sys.stderr if result.is_error else sys.stdout
-        print(result_text(result), file=stream)
+        print(visible(result_text(result)), file=stream)
     return EXIT_ERROR_RESULT if result.is_error else 0
 
 
@@ -146,10 +147,10 @@ def _dispatch(arguments: list[str]) -> int:
 
         return run_interactive(options, args.initial_prompt)
     except ConfigurationError as exc:
-        print(f"loopwright: {exc}", file=sys.stderr)
+        print(f"loopwright: {visible(str(exc))}", file=sys.stderr)
         return EXIT_USAGE
     except LoopwrightError as exc:
-        print(f"loopwright: {exc}", file=sys.stderr)
+        print(f"loopwright: {visible(str(exc))}", file=sys.stderr)
         return EXIT_ERROR_RESULT
     except KeyboardInterrupt:
         return 130
