@@ -38,6 +38,7 @@ from loopwright.durable.workers import engine_for, list_workers
 from loopwright.errors import ConfigurationError, LoopwrightError
 from loopwright.messages import ResultMessage
 from loopwright.options import Options
+from loopwright.private_files import create_private_file
 from loopwright.sessions import loopwright_home, open_store
 
 EXIT_USAGE = 2
@@ -49,7 +50,7 @@ DB_SCHEMES = ("postgresql://", "postgres://", "sqlite:///")
 
 def default_db() -> str:
     home = loopwright_home()
-    home.mkdir(parents=True, exist_ok=True)
+    create_private_file(home / "fleet.sqlite")  # holds every task's prompt and result
     return f"sqlite:///{home / 'fleet.sqlite'}"
 
 

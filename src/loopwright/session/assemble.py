@@ -20,6 +20,7 @@ from typing import Any
 from loopwright.context.compaction import CompactionSettings
 from loopwright.context.tokens import ContextMeter
 from loopwright.errors import ConfigurationError
+from loopwright.ids import check_id
 from loopwright.messages import SystemMessage, new_uuid
 from loopwright.models.base import Model
 from loopwright.models.settings import check_provider_settings
@@ -198,7 +199,7 @@ def _services(
 
 def session_data_dir(cwd: Path, session_id: str) -> Path:
     """Files a session keeps beside its transcript (the sandbox's quarantine)."""
-    return loopwright_home() / "projects" / project_key(cwd) / session_id
+    return loopwright_home() / "projects" / project_key(cwd) / check_id(session_id)
 
 
 def _with_denied_paths_masked(sandbox: SandboxSettings, base: _Base) -> SandboxSettings:
