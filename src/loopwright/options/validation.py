@@ -198,6 +198,7 @@ def _positive(value: object, field: str) -> None:
 _FLAGS = (
     "include_hook_events",
     "trust_project",
+    "project_settings",
     "include_partial_messages",
     "raise_on_error",
     "persist_session",

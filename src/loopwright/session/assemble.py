@@ -50,7 +50,13 @@ from loopwright.sessions import (
 )
 from loopwright.sessions import start_session as start_stored_session
 from loopwright.sessions.transcript import RestoredSession
-from loopwright.settings.load import SETTING_SOURCES, Settings, find_project_root, load_settings
+from loopwright.settings.load import (
+    CHECKOUT_SOURCES,
+    SETTING_SOURCES,
+    Settings,
+    find_project_root,
+    load_settings,
+)
 from loopwright.tools.base import READ_GUARD_SERVICE, SessionState
 from loopwright.tools.command_wrapper import CommandWrapper
 from loopwright.types import PermissionMode
@@ -85,7 +91,10 @@ def build_system_prompt(options: Options, cwd: Path, memory: str = "") -> str:
 
 
 def setting_sources(options: Options) -> tuple[str, ...]:
-    return SETTING_SOURCES if options.setting_sources is None else tuple(options.setting_sources)
+    chosen = SETTING_SOURCES if options.setting_sources is None else tuple(options.setting_sources)
+    if not options.project_settings:  # nothing from the checkout, whatever the sources say
+        return tuple(source for source in chosen if source not in CHECKOUT_SOURCES)
+    return chosen
 
 
 @dataclass(frozen=True, slots=True)
@@ -317,6 +326,7 @@ async def _add_extensions(draft: AgentDraft, options: Options, state: SessionSta
         options,
         _config_dirs(sources, root, "agents", trusted=trusted),
         _wants(options, "Agent"),
+        checkout=None if root == Path.home() else root,
     )
     add_structured_output(draft, options)
 
