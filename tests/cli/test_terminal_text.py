@@ -168,3 +168,15 @@ async def test_the_html_export_cannot_reorder_or_hide_text(tmp_path: Path) -> No
     page = render_session_html(build_timeline(session_id, entries))
     assert "\u202e" not in page and "\x1b" not in page
     assert "done \\u202eexe.txt" in page
+
+
+def test_fleet_status_shows_worker_fields_inert(capsys: pytest.CaptureFixture[str]) -> None:
+    pytest.importorskip("dbos")
+    from loopwright.cli.fleet_view import _print_workers
+    from loopwright.durable.workers import WorkerRow
+
+    row = WorkerRow("host-1\x1b]52;c;eA==\x07", "h", 1, "v1\r", 1.0, "alive", "w\x9b2K")
+    _print_workers([row])
+    shown = capsys.readouterr().out
+    assert _content_escapes(shown) == []
+    assert "host-1\\e]52;c;eA==\\a" in shown and "v1\\r" in shown and "w\\x9b2K" in shown

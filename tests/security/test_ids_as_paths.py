@@ -89,3 +89,13 @@ def test_the_cli_refuses_a_newline_id_with_a_usage_error(tmp_path: Path) -> None
     )
     assert done.returncode == 2
     assert "invalid session_id" in done.stderr and "\\n" in done.stderr
+
+
+def test_the_sandbox_quarantine_directory_refuses_a_traversing_id(tmp_path: Path) -> None:
+    from loopwright.session.assemble import session_data_dir
+
+    for bad in ("../../../x", "..", "a/../../b", "x\n"):
+        with pytest.raises(InvalidIdError):
+            session_data_dir(tmp_path, bad)
+    inside = session_data_dir(tmp_path, "ok-id")
+    assert inside.name == "ok-id" and ".." not in inside.parts
