@@ -44,3 +44,13 @@ def test_print_mode_text_is_shown_inert_and_json_stays_exact(tmp_path: Path) -> 
     streamed = run_cli("-p", "go", "--model", model, "--output-format", "stream-json", cwd=tmp_path)
     last = json.loads(streamed.stdout.splitlines()[-1])
     assert last["result"] == answer
+
+
+def test_an_error_line_shows_a_hostile_path_inert(tmp_path: Path) -> None:
+    project = tmp_path / "repo\x1b[2K\x1b]52;c;eA==\x07"
+    (project / ".claude").mkdir(parents=True)
+    (project / ".claude" / "settings.json").write_text("{not json")
+    done = run_cli("-p", "go", "--model", "test", "--cwd", str(project), cwd=tmp_path)
+    assert done.returncode != 0
+    assert "\x1b" not in done.stderr and "\x07" not in done.stderr
+    assert "repo\\e[2K\\e]52;c;eA==\\a" in done.stderr and "is not valid JSON" in done.stderr

