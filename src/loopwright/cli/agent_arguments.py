@@ -64,6 +64,11 @@ def add_agent_arguments(
         action="store_true",
         help="a rule that can never match or an unknown settings key is an error, not a warning",
     )
+    parser.add_argument(
+        "--no-project-settings",
+        action="store_true",
+        help="read nothing from the checkout: no settings, CLAUDE.md, hooks, agents, .mcp.json",
+    )
 
 
 def split_rules(value: str | None) -> list[str]:
@@ -139,4 +144,5 @@ def options_from_args(args: argparse.Namespace) -> Options:
         persist_session=not args.no_session_persistence,
         session_store=args.session_store,
         strict_settings=args.strict_settings,
+        project_settings=not args.no_project_settings,
     )

@@ -13,6 +13,7 @@ from loopwright.cli.agent_arguments import add_agent_arguments, options_from_arg
 from loopwright.cli.plain_output import result_text, start_notice, to_json_line
 from loopwright.cli.stream_json import StreamJsonWriter
 from loopwright.cli.subcommand_order import with_subcommand_first
+from loopwright.cli.terminal_text import visible
 from loopwright.client import query
 from loopwright.errors import ConfigurationError, LoopwrightError
 from loopwright.messages import ResultMessage
@@ -51,7 +52,7 @@ async def print_mode(prompt: str, options: Options, output_format: str) -> int:
             sys.stdout.write(stream.line(message) + "\n")
             sys.stdout.flush()
         elif output_format == "text" and (notice := start_notice(message)) is not None:
-            print(f"loopwright: {notice}", file=sys.stderr)  # e.g. a rule that never matches
+            print(f"loopwright: {visible(notice)}", file=sys.stderr)  # a rule that never matches…
         if isinstance(message, ResultMessage):
             result = message
     if result is None:  # pragma: no cover - the loop always ends with a result
@@ -60,7 +61,7 @@ async def print_mode(prompt: str, options: Options, output_format: str) -> int:
         print(to_json_line(result))
     elif output_format == "text":
         stream = sys.stderr if result.is_error else sys.stdout
-        print(result_text(result), file=stream)
+        print(visible(result_text(result)), file=stream)
     return EXIT_ERROR_RESULT if result.is_error else 0
 
 
@@ -150,10 +151,10 @@ def _dispatch(arguments: list[str]) -> int:
 
         return run_interactive(options, args.initial_prompt)
     except ConfigurationError as exc:
-        print(f"loopwright: {exc}", file=sys.stderr)
+        print(f"loopwright: {visible(str(exc))}", file=sys.stderr)
         return EXIT_USAGE
     except LoopwrightError as exc:
-        print(f"loopwright: {exc}", file=sys.stderr)
+        print(f"loopwright: {visible(str(exc))}", file=sys.stderr)
         return EXIT_ERROR_RESULT
     except KeyboardInterrupt:
         return 130

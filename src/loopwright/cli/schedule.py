@@ -26,6 +26,7 @@ from typing import assert_never
 
 from loopwright.cli.durations import parse_duration
 from loopwright.cli.schedule_units import list_command, remove_command
+from loopwright.cli.terminal_text import visible
 
 EXIT_USAGE = 2
 ENV_FILE_HINT = "~/.config/loopwright/env"
@@ -349,5 +350,5 @@ def schedule_command(argv: Sequence[str]) -> int:
             return 0
         return _install(run, dry_run=args.dry_run, enable=args.enable)
     except ValueError as exc:
-        print(f"loopwright schedule: {exc}", file=sys.stderr)
+        print(f"loopwright schedule: {visible(str(exc))}", file=sys.stderr)
         return EXIT_USAGE

@@ -12,6 +12,8 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
+from loopwright.cli.terminal_text import visible_line
+
 EXIT_NOT_FOUND = 1
 
 
@@ -57,7 +59,8 @@ def list_command(directory: Path) -> int:
         print(f"no scheduled runs in {directory}; add one with `loopwright schedule install`")
         return 0
     for run in runs:
-        print(f"{run.name}  {run.when}  in {run.working_directory}  ({run.description})")
+        line = f"{run.name}  {run.when}  in {run.working_directory}  ({run.description})"
+        print(visible_line(line))  # unit files are text anyone with access may have written
     return 0
 
 
@@ -67,7 +70,8 @@ def remove_command(directory: Path, name: str, *, dry_run: bool) -> int:
     if name not in known:
         names = ", ".join(known) or "none"
         print(
-            f"loopwright schedule: no scheduled run named {name!r} (installed: {names}); "
+            f"loopwright schedule: no scheduled run named {visible_line(repr(name))} "
+            f"(installed: {visible_line(names)}); "
             "`loopwright schedule list` shows them",
             file=sys.stderr,
         )

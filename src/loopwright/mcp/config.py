@@ -18,6 +18,7 @@ from typing import Any, Literal, TypeAlias
 
 from loopwright.errors import ConfigurationError, SettingsError
 from loopwright.mcp.sdk_server import SdkServerConfig
+from loopwright.redact import redact_text
 
 
 @dataclass(frozen=True, slots=True)
@@ -139,7 +140,7 @@ def parse_server_configs(
         try:
             parsed[name] = parse_server_config(name, entry, env=env)
         except ConfigurationError as exc:
-            parsed[name] = InvalidServerConfig(str(exc))
+            parsed[name] = InvalidServerConfig(redact_text(str(exc)))
     return parsed
 
 

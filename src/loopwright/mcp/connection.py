@@ -22,6 +22,7 @@ import anyio
 
 from loopwright.mcp.adapters import McpTool, convert_call_result, mcp_tool_name, object_schema
 from loopwright.mcp.config import HttpServerConfig, SseServerConfig, StdioServerConfig
+from loopwright.redact import redact_text
 from loopwright.tools.base import ToolResult
 
 ServerState = Literal["pending", "connected", "failed"]
@@ -210,7 +211,7 @@ class ServerConnection:
     def _mark_failed(self, reason: str) -> None:
         if self.state != "failed":
             self.state = "failed"
-            self.error = reason
+            self.error = redact_text(reason)  # it may name a URL with a key in it
 
     def _drain(self) -> None:
         message = self._unavailable_message()
@@ -266,7 +267,7 @@ class ServerConnection:
         )
 
     def _call_failed_message(self, tool: str, exc: BaseException) -> str:
-        return f"MCP tool {tool!r} on server {self.name!r} failed: {exc}"
+        return redact_text(f"MCP tool {tool!r} on server {self.name!r} failed: {exc}")
 
 
 async def _list_all_tools(client: Any) -> list[Any]:

@@ -20,6 +20,7 @@ from typing import Any
 from loopwright.context.compaction import CompactionSettings
 from loopwright.context.tokens import ContextMeter
 from loopwright.errors import ConfigurationError
+from loopwright.ids import check_id
 from loopwright.messages import SystemMessage, new_uuid
 from loopwright.models.base import Model
 from loopwright.models.settings import check_provider_settings
@@ -50,7 +51,13 @@ from loopwright.sessions import (
 )
 from loopwright.sessions import start_session as start_stored_session
 from loopwright.sessions.transcript import RestoredSession
-from loopwright.settings.load import SETTING_SOURCES, Settings, find_project_root, load_settings
+from loopwright.settings.load import (
+    CHECKOUT_SOURCES,
+    SETTING_SOURCES,
+    Settings,
+    find_project_root,
+    load_settings,
+)
 from loopwright.tools.base import READ_GUARD_SERVICE, SessionState
 from loopwright.tools.command_wrapper import CommandWrapper
 from loopwright.types import PermissionMode
@@ -85,7 +92,10 @@ def build_system_prompt(options: Options, cwd: Path, memory: str = "") -> str:
 
 
 def setting_sources(options: Options) -> tuple[str, ...]:
-    return SETTING_SOURCES if options.setting_sources is None else tuple(options.setting_sources)
+    chosen = SETTING_SOURCES if options.setting_sources is None else tuple(options.setting_sources)
+    if not options.project_settings:  # nothing from the checkout, whatever the sources say
+        return tuple(source for source in chosen if source not in CHECKOUT_SOURCES)
+    return chosen
 
 
 @dataclass(frozen=True, slots=True)
@@ -199,7 +209,7 @@ def _services(
 
 def session_data_dir(cwd: Path, session_id: str) -> Path:
     """Files a session keeps beside its transcript (the sandbox's quarantine)."""
-    return loopwright_home() / "projects" / project_key(cwd) / session_id
+    return loopwright_home() / "projects" / project_key(cwd) / check_id(session_id)
 
 
 def _with_denied_paths_masked(sandbox: SandboxSettings, base: _Base) -> SandboxSettings:
@@ -335,6 +345,7 @@ async def _add_extensions(draft: AgentDraft, options: Options, state: SessionSta
         options,
         _config_dirs(sources, root, "agents", trusted=trusted),
         _wants(options, "Agent"),
+        checkout=None if root == Path.home() else root,
     )
     add_structured_output(draft, options)
 

@@ -35,13 +35,14 @@ import dataclasses
 import json
 import logging
 import os
-import re
 import shutil
 from collections import OrderedDict
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Literal
 
+from loopwright.ids import InvalidIdError, check_id
+from loopwright.private_files import make_private_dirs
 from loopwright.sessions.base import (
     EntryList,
     InfoList,
@@ -61,17 +62,14 @@ from loopwright.sessions.locks import FileSessionLock
 logger = logging.getLogger(__name__)
 
 CorruptLinePolicy = Literal["error", "skip"]
-_SAFE_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,199}$")
 
 
 def check_session_id(session_id: str) -> str:
     """Session ids become file names: refuse anything that could escape the directory."""
-    if not _SAFE_ID.match(session_id):
-        raise SessionError(
-            f"invalid session id {session_id!r}: use letters, digits, '.', '_' and '-' only "
-            "(a uuid is what loopwright generates)"
-        )
-    return session_id
+    try:
+        return check_id(session_id)
+    except InvalidIdError as exc:
+        raise SessionError(str(exc)) from None
 
 
 def encode_line(entry: Entry) -> bytes:
@@ -208,7 +206,7 @@ class JSONLStore:
             self._new_entries.add(path.parent)  # the file's name must survive a power loss
             if not path.parent.is_dir():
                 self._new_entries.add(self.projects_dir)  # and so must a new project's
-                path.parent.mkdir(parents=True, exist_ok=True)
+                make_private_dirs(path.parent)
             self._paths[session_id] = path
         return path
 

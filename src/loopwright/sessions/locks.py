@@ -19,6 +19,7 @@ import fcntl
 import os
 from pathlib import Path
 
+from loopwright.private_files import make_private_dirs
 from loopwright.sessions.base import SessionBusyError
 
 
@@ -41,7 +42,7 @@ class FileSessionLock:
         ``brief``: held for one write only, so the holder's pid is not recorded (saves two
         metadata writes; a refusal then says "another run").
         """
-        path.parent.mkdir(parents=True, exist_ok=True)
+        make_private_dirs(path.parent)
         while True:
             fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
             try:
