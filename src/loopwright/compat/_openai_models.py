@@ -19,7 +19,7 @@ from loopwright.models.registry import DEFAULT_OPENAI_MODEL
 from loopwright.session.assemble import resolve_model
 
 
-class _ClientModel:
+class ClientModel:
     """A model name served through a given ``AsyncOpenAI`` client."""
 
     wire = "openai"
@@ -43,17 +43,17 @@ class _ClientModel:
         return OpenAIResponsesModel(self.model, api_key=key or "unused", base_url=base_url)
 
 
-class OpenAIChatCompletionsModel(_ClientModel):
+class OpenAIChatCompletionsModel(ClientModel):
     wire = "openai-chat"
 
 
-class OpenAIResponsesModel(_ClientModel):
+class OpenAIResponsesModel(ClientModel):
     wire = "openai"
 
 
 def native_model(spec: Any) -> Model:
     override = os.environ.get(MODEL_OVERRIDE_VARIABLE, "").strip()
-    if isinstance(spec, _ClientModel):
+    if isinstance(spec, ClientModel):
         return resolve_model(override) if override else spec.native()
     if spec is not None and not isinstance(spec, str):
         if isinstance(spec, Model):

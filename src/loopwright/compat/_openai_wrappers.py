@@ -3,6 +3,7 @@ hooks, the run's usage and raw responses, and each tool's own return value."""
 
 from __future__ import annotations
 
+import dataclasses
 import inspect
 import json
 from collections.abc import AsyncIterator, Awaitable, Callable
@@ -120,6 +121,16 @@ class RunModel:
     def context_window(self) -> Any:
         return getattr(self._inner, "context_window", None)
 
+    @property
+    def answers_in_json(self) -> bool:
+        """Whether this model takes an ``output_type`` natively (a JSON-schema answer) rather
+        than through loopwright's StructuredOutput tool."""
+        from loopwright.compat._openai_model_bridge import SdkModelBridge
+        from loopwright.models.openai_chat import OpenAIChatModel
+        from loopwright.models.openai_responses import OpenAIResponsesModel
+
+        return isinstance(self._inner, SdkModelBridge | OpenAIChatModel | OpenAIResponsesModel)
+
     async def aclose(self) -> None:
         closer = getattr(self._inner, "aclose", None)
         if closer is not None:
@@ -129,6 +140,10 @@ class RunModel:
         driver = self._driver
         from loopwright.compat._openai_items import message_items
 
+        if self.answers_in_json and request.response_format is None:
+            from loopwright.compat._openai_output import response_format_of
+
+            request = dataclasses.replace(request, response_format=response_format_of(self._agent))
         items = [i for m in request.messages for i in message_items(m)]
         await driver.hooks_both(
             self._agent, "on_llm_start", driver.wrapper, self._agent, request.system, items

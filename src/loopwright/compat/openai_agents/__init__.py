@@ -78,6 +78,7 @@ from loopwright.compat._openai_items import (
 )
 from loopwright.compat._openai_memory import Session, SessionABC, SessionSettings, SQLiteSession
 from loopwright.compat._openai_memory_extra import OpenAIResponsesCompactionSession
+from loopwright.compat._openai_model_interface import Model, ModelProvider, ModelTracing
 from loopwright.compat._openai_models import (
     OpenAIChatCompletionsModel,
     OpenAIResponsesModel,
@@ -88,6 +89,14 @@ from loopwright.compat._openai_output import (
     FunctionToolResult,
     ToolErrorFormatterArgs,
     ToolsToFinalOutputResult,
+)
+from loopwright.compat._openai_providers import (
+    MultiProvider,
+    MultiProviderMap,
+    OpenAIProvider,
+    set_default_openai_api,
+    set_default_openai_client,
+    set_default_openai_key,
 )
 from loopwright.compat._openai_results import (
     RunConfig,
@@ -151,26 +160,6 @@ AgentToolStreamEvent = dict
 ToolsToFinalOutputFunction = object  # a callable (context, results) -> ToolsToFinalOutputResult
 
 
-def set_default_openai_key(key: str, use_for_tracing: bool = True) -> None:
-    import os
-
-    os.environ["OPENAI_API_KEY"] = key
-
-
-def set_default_openai_client(client: object, use_for_tracing: bool = True) -> None:
-    raise UserError(
-        "set_default_openai_client() is not supported; set OPENAI_BASE_URL / OPENAI_API_KEY, "
-        "or pass OpenAIChatCompletionsModel(model, openai_client=client) to the agent"
-    )
-
-
-def set_default_openai_api(api: str) -> None:
-    raise UserError(
-        "set_default_openai_api() is not supported; name the model as 'openai-chat:<id>' "
-        "(Chat Completions) or 'openai:<id>' (Responses) instead"
-    )
-
-
 __all__ = [
     "Agent",
     "AgentBase",
@@ -199,12 +188,18 @@ __all__ = [
     "ItemHelpers",
     "MaxTurnsExceeded",
     "MessageOutputItem",
+    "Model",
     "ModelBehaviorError",
+    "ModelProvider",
     "ModelResponse",
     "ModelRetrySettings",
     "ModelSettings",
+    "ModelTracing",
+    "MultiProvider",
+    "MultiProviderMap",
     "OpenAIChatCompletionsModel",
     "OpenAIConversationsSession",
+    "OpenAIProvider",
     "OpenAIResponsesCompactionSession",
     "OpenAIResponsesModel",
     "OutputGuardrail",
