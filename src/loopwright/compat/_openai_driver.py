@@ -42,6 +42,7 @@ from loopwright.compat._openai_model_interface import Model as SdkModel
 from loopwright.compat._openai_models import native_model
 from loopwright.compat._openai_output import output_format_for
 from loopwright.compat._openai_providers import provided_model
+from loopwright.compat._openai_run_trace import RunTrace, reset_trace
 from loopwright.compat._openai_wrappers import RunModel, RunTool, call_hook, model_response
 from loopwright.guardrails import guarded_tool
 from loopwright.loop.run import agent_loop
@@ -136,6 +137,7 @@ class RunDriver:
         self.prior: list[ConversationMessage] = []
         self.task: asyncio.Task[None] | None = None
         self.complete = False
+        self.run_trace = RunTrace(run_config)
 
     # ------------------------------------------------------------------ start
 
@@ -154,8 +156,13 @@ class RunDriver:
         prompt = conversation.messages[-1]
         assert isinstance(prompt, UserMessage)
         await self.agent_started(self.starting_agent)
-        with run_context(self.wrapper):
-            self.task = asyncio.create_task(self._pump(session, prompt))
+        self.run_trace.start(self.starting_agent)
+        bound = self.run_trace.bind()  # the run's task sees the run's trace as current
+        try:
+            with run_context(self.wrapper):
+                self.task = asyncio.create_task(self._pump(session, prompt))
+        finally:
+            reset_trace(bound)
 
     async def native_options(self, agent: Any, system_extra: Sequence[str]) -> Options:
         settings = agent.model_settings.resolve(getattr(self.run_config, "model_settings", None))
@@ -264,6 +271,7 @@ class RunDriver:
     # ------------------------------------------------------------------ the pump
 
     async def _pump(self, session: Session, prompt: UserMessage) -> None:
+        failure: BaseException | None = None
         try:
             async for message in agent_loop(session, prompt):
                 delivered = await self._observe(message)
@@ -273,10 +281,12 @@ class RunDriver:
         except asyncio.CancelledError:
             raise
         except BaseException as exc:  # reported to whoever drives the run
+            failure = exc
             self.queue.put_nowait(Failed(exc))
         finally:
             with contextlib.suppress(Exception):
                 await session.aclose()
+            self.run_trace.end(failure)
             self.queue.put_nowait(None)
 
     async def _observe(self, message: Message) -> Delivered:
@@ -298,6 +308,7 @@ class RunDriver:
                 }
                 items = [HandoffOutputItem(agent, raw, source_agent=agent, target_agent=target)]
                 switched = (agent, target)
+                self.run_trace.handoff(agent, target)
                 self.current_agent = target
                 await self.agent_handed_off(agent, target)
             case ResultMessage():

@@ -15,7 +15,9 @@ from loopwright.compat._openai_items import (
     ModelResponse,
     assistant_items,
 )
+from loopwright.compat._openai_span_data import GenerationSpanData, ResponseSpanData
 from loopwright.compat._openai_tools import FunctionTool, tool_output_result
+from loopwright.compat._openai_tracing import Span
 from loopwright.messages import AssistantMessage, ToolUseBlock
 from loopwright.models.base import ModelEvent, ModelRequest
 from loopwright.models.base import ModelResponse as NativeResponse
@@ -69,13 +71,17 @@ class RunTool:
             if rejection is not None:
                 return ToolResult(rejection)
         await driver.hooks_both(self.agent, "on_tool_start", context, self.agent, self.tool)
-        with tool_context(context):
+        with (
+            tool_context(context),
+            driver.run_trace.function(self.agent, self.name, arguments) as span,
+        ):
             if isinstance(self.tool, FunctionTool):
                 raw: Any = await self.tool.invoke(input)
                 result = tool_output_result(raw)
             else:
                 result = await self.tool.call(input, ctx)
                 raw = result_text(result)
+            span.span_data.output = raw  # type: ignore[attr-defined]
         driver.tool_outputs[ctx.tool_use_id] = (self.tool, raw)
         await driver.hooks_both(self.agent, "on_tool_end", context, self.agent, self.tool, raw)
         return result
@@ -148,13 +154,51 @@ class RunModel:
         await driver.hooks_both(
             self._agent, "on_llm_start", driver.wrapper, self._agent, request.system, items
         )
-        async for event in self._inner.stream(request):
-            if isinstance(event, NativeResponse):
-                response = driver.record_response(event)
-                await driver.hooks_both(
-                    self._agent, "on_llm_end", driver.wrapper, self._agent, response
-                )
-            yield event
+        span = driver.run_trace.model_call(self._agent, self._span_kind(), self.name)
+        if span is not None and isinstance(span.span_data, GenerationSpanData):
+            span.span_data.input = items
+        try:
+            async for event in self._inner.stream(request):
+                if isinstance(event, NativeResponse):
+                    response = driver.record_response(event)
+                    _fill_model_span(span, response)
+                    await driver.hooks_both(
+                        self._agent, "on_llm_end", driver.wrapper, self._agent, response
+                    )
+                yield event
+        except BaseException as exc:
+            if span is not None:
+                span.set_error({"message": str(exc) or type(exc).__name__, "data": None})
+            raise
+        finally:
+            if span is not None:
+                span.finish()
+
+    def _span_kind(self) -> str:
+        """That SDK's span for this model: a Responses model makes a response span, a
+        user's Model its own spans, any other a generation span."""
+        from loopwright.compat._openai_model_bridge import SdkModelBridge
+        from loopwright.models.openai_responses import OpenAIResponsesModel
+
+        if isinstance(self._inner, SdkModelBridge):
+            return "none"
+        return "response" if isinstance(self._inner, OpenAIResponsesModel) else "generation"
+
+
+def _fill_model_span(span: Span | None, response: ModelResponse) -> None:
+    if span is None:
+        return
+    usage = {
+        "input_tokens": response.usage.input_tokens,
+        "output_tokens": response.usage.output_tokens,
+    }
+    data = span.span_data
+    if isinstance(data, GenerationSpanData):
+        data.output = response.to_input_items()
+        data.usage = usage
+    elif isinstance(data, ResponseSpanData):
+        data.response = response
+        data.usage = usage
 
 
 def model_response(event: NativeResponse, usage: Any, counter: int) -> ModelResponse:
