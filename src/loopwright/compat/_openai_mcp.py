@@ -16,6 +16,7 @@ from typing import Any
 
 from loopwright.compat._openai_agent_errors import UserError
 from loopwright.mcp.client import McpManager
+from loopwright.mcp.config import HttpServerConfig
 from loopwright.tools.base import Tool, ToolResult
 
 
@@ -47,7 +48,7 @@ class MCPServer:
 
     def __init__(
         self,
-        config: dict[str, Any],
+        config: dict[str, Any] | HttpServerConfig,
         *,
         name: str | None,
         cache_tools_list: bool = False,
@@ -149,7 +150,9 @@ class ToolFilterContext:
     server_name: str
 
 
-def _default_name(config: Mapping[str, Any]) -> str:
+def _default_name(config: Mapping[str, Any] | HttpServerConfig) -> str:
+    if isinstance(config, HttpServerConfig):
+        return config.url
     return str(config.get("command") or config.get("url") or "mcp")
 
 
@@ -181,16 +184,14 @@ class MCPServerStreamableHttp(MCPServer):
     def __init__(
         self, params: Mapping[str, Any], *, name: str | None = None, **kwargs: Any
     ) -> None:
-        if params.get("httpx_client_factory") is not None:
+        headers = {str(k): str(v) for k, v in (params.get("headers") or {}).items()}
+        factory = params.get("httpx_client_factory")
+        if factory is not None and not callable(factory):
             raise UserError(
-                "httpx_client_factory is not supported by loopwright's MCP client; pass "
-                "headers= in params instead"
+                "httpx_client_factory must be a function (headers=, timeout=, auth=) that "
+                "returns an httpx2.AsyncClient"
             )
-        config = {
-            "type": "http",
-            "url": params["url"],
-            "headers": dict(params.get("headers") or {}),
-        }
+        config = HttpServerConfig(params["url"], headers, http_client_factory=factory)
         super().__init__(config, name=name, **_known(kwargs))
 
 

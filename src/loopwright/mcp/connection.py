@@ -188,8 +188,9 @@ class ServerConnection:
         from mcp.client.streamable_http import streamable_http_client
         from mcp.shared._httpx_utils import create_mcp_http_client
 
+        factory = config.http_client_factory or create_mcp_http_client
         http_client = await stack.enter_async_context(
-            create_mcp_http_client(headers=dict(config.headers) or None)
+            factory(headers=dict(config.headers) or None)
         )
         return streamable_http_client(config.url, http_client=http_client)
 
