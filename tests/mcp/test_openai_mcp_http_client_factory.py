@@ -51,5 +51,5 @@ async def test_http_client_factory_makes_the_transports_client(
 
 
 def test_a_factory_that_is_not_callable_is_refused() -> None:
-    with pytest.raises(UserError, match="httpx2.AsyncClient"):
+    with pytest.raises(UserError, match=r"httpx2\.AsyncClient"):
         MCPServerStreamableHttp({"url": "http://127.0.0.1:1/mcp", "httpx_client_factory": 3})
