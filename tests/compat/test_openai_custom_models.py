@@ -231,3 +231,87 @@ async def test_set_default_openai_api_chat_completions_uses_that_endpoint() -> N
 def test_set_default_openai_api_refuses_an_unknown_api() -> None:
     with pytest.raises(UserError, match="chat_completions"):
         set_default_openai_api("websocket")  # type: ignore[arg-type]
+
+
+class LoggingModel(Model):
+    """A user's wrapper that delegates to the SDK's own model, as tracing vendors do."""
+
+    def __init__(self, inner: Model) -> None:
+        self.inner = inner
+        self.log: list[str] = []
+
+    async def get_response(self, *args: Any, **kwargs: Any) -> ModelResponse:
+        self.log.append("get_response")
+        return await self.inner.get_response(*args, **kwargs)
+
+    async def stream_response(self, *args: Any, **kwargs: Any) -> AsyncIterator[Any]:
+        self.log.append("stream_response")
+        async for event in self.inner.stream_response(*args, **kwargs):
+            self.log.append(event.type)
+            yield event
+
+
+async def test_a_wrapper_around_the_sdks_responses_model_runs_tools() -> None:
+    from loopwright.compat.openai_agents import OpenAIResponsesModel
+    from loopwright.testing import tool_call
+
+    with FakeOpenAIServer([tool_call("add", a=1, b=2), text("three")]) as server:
+        client = AsyncOpenAI(base_url=server.base_url, api_key="sk-w")
+        model = LoggingModel(OpenAIResponsesModel("gpt-w", openai_client=client))
+        agent = Agent(name="W", instructions="Be brief.", model=model, tools=[add])
+
+        result = await Runner.run(agent, "1 + 2?")
+
+        first, second = server.bodies("/responses")
+    assert result.final_output == "three"
+    assert model.log == ["get_response", "get_response"]
+    assert first["instructions"] == "Be brief." and first["tools"][0]["name"] == "add"
+    assert [i.get("type") for i in second["input"]][-1] == "function_call_output"
+
+
+async def test_a_streamed_wrapper_sees_the_responses_events() -> None:
+    from loopwright.compat.openai_agents import OpenAIChatCompletionsModel
+
+    with FakeOpenAIServer([text("streamed words")]) as server:
+        client = AsyncOpenAI(base_url=server.base_url, api_key="sk-w")
+        model = LoggingModel(OpenAIChatCompletionsModel("gpt-w", openai_client=client))
+
+        result = Runner.run_streamed(Agent(name="S", model=model), "hi")
+        async for _ in result.stream_events():
+            pass
+
+    assert result.final_output == "streamed words"
+    assert model.log[0] == "stream_response"
+    assert "response.output_text.delta" in model.log
+    assert model.log[-1] == "response.completed"
+
+
+class JsonModel(Model):
+    """Answers with JSON that matches the output schema it is given."""
+
+    def __init__(self) -> None:
+        self.schemas: list[Any] = []
+
+    async def get_response(self, *args: Any, **kwargs: Any) -> ModelResponse:
+        output_schema = args[4]
+        self.schemas.append(output_schema)
+        answer = json.dumps({"city": "Oslo", "celsius": 3})
+        return ModelResponse([_message(answer)], Usage(requests=1), "resp_j")
+
+    def stream_response(self, *args: Any, **kwargs: Any) -> AsyncIterator[Any]:
+        raise NotImplementedError
+
+
+async def test_a_model_subclass_gets_the_output_schema_and_answers_in_json() -> None:
+    from pydantic import BaseModel
+
+    class Weather(BaseModel):
+        city: str
+        celsius: int
+
+    model = JsonModel()
+    result = await Runner.run(Agent(name="J", model=model, output_type=Weather), "weather")
+
+    assert result.final_output == Weather(city="Oslo", celsius=3)
+    (schema,) = model.schemas
+    assert schema.name() == "Weather" and schema.json_schema()["required"] == ["city", "celsius"]

@@ -39,7 +39,7 @@ from loopwright.compat._openai_items import (
 from loopwright.compat._openai_mcp import mcp_tools
 from loopwright.compat._openai_model_bridge import SdkModelBridge
 from loopwright.compat._openai_model_interface import Model as SdkModel
-from loopwright.compat._openai_models import native_model
+from loopwright.compat._openai_models import ClientModel, native_model
 from loopwright.compat._openai_output import output_format_for
 from loopwright.compat._openai_providers import provided_model
 from loopwright.compat._openai_run_trace import RunTrace, reset_trace
@@ -197,7 +197,7 @@ class RunDriver:
         spec = provided_model(
             config_model if config_model is not None else agent.model, self.run_config
         )
-        if isinstance(spec, SdkModel):
+        if isinstance(spec, SdkModel) and not isinstance(spec, ClientModel):
             return RunModel(SdkModelBridge(spec, agent, self), agent, self)
         return RunModel(native_model(spec), agent, self)
 
