@@ -10,8 +10,13 @@ native handoffs, guardrails, stores and OpenTelemetry spans.
 * ``max_turns`` (default 10) counts model calls; going past it raises ``MaxTurnsExceeded``.
 * ``final_output`` is the last text, or an instance of ``output_type`` built from
   structured output; ``tool_use_behavior`` may end the run with a tool's output.
-* ``model`` strings go through loopwright's registry ("gpt-5" → OpenAI Responses API);
-  ``LOOPWRIGHT_MODEL`` replaces them (``test`` runs any agent offline with TestModel).
+* ``model`` strings go through ``RunConfig(model_provider=...)`` when given, through the
+  client of ``set_default_openai_client`` when set, else loopwright's registry ("gpt-5" →
+  OpenAI Responses API); ``LOOPWRIGHT_MODEL`` replaces them (``test`` runs any agent offline
+  with TestModel). A ``Model`` subclass of the program's own is driven call by call.
+* ``output_type`` is answered with the provider's native structured output (OpenAI
+  Responses / Chat json_schema), through a StructuredOutput tool with the others.
+* Tracing processors receive that SDK's span tree with its typed span data.
 
 Hosted tools (web search, file search, code interpreter…), stored prompts, server-side
 conversations and realtime/voice are not available; using them raises a ``UserError`` that
