@@ -96,7 +96,7 @@ def completion_response(completion: Any, model: str) -> ModelResponse:
     )
 
 
-class _LitellmNative:
+class LitellmNative:
     """The loopwright model a ``LitellmModel`` runs as."""
 
     def __init__(self, model: str, base_url: str | None, api_key: str | None) -> None:
@@ -138,7 +138,7 @@ class LitellmModel(ClientModel):
         self.api_key = api_key
 
     def native(self) -> Model:
-        return _LitellmNative(self.model, self.base_url, self.api_key)
+        return LitellmNative(self.model, self.base_url, self.api_key)
 
 
 class LitellmProvider(ModelProvider):

@@ -131,11 +131,13 @@ class RunModel:
     def answers_in_json(self) -> bool:
         """Whether this model takes an ``output_type`` natively (a JSON-schema answer) rather
         than through loopwright's StructuredOutput tool."""
+        from loopwright.compat._openai_litellm import LitellmNative
         from loopwright.compat._openai_model_bridge import SdkModelBridge
         from loopwright.models.openai_chat import OpenAIChatModel
         from loopwright.models.openai_responses import OpenAIResponsesModel
 
-        return isinstance(self._inner, SdkModelBridge | OpenAIChatModel | OpenAIResponsesModel)
+        natives = SdkModelBridge | OpenAIChatModel | OpenAIResponsesModel | LitellmNative
+        return isinstance(self._inner, natives)
 
     async def aclose(self) -> None:
         closer = getattr(self._inner, "aclose", None)
