@@ -249,3 +249,17 @@ def test_tracing_disabled_makes_no_spans(spans: InMemorySpanExporter) -> None:
 def test_trace_ids_have_the_sdks_shape() -> None:
     trace_id = gen_trace_id()
     assert trace_id.startswith("trace_") and len(trace_id) == 38
+
+
+async def test_spans_leave_out_data_when_sensitive_data_is_off(recorder: Recorder) -> None:
+    agent = Agent(name="A", model=ScriptedModel([tool_call("lookup", city="Rome"), text("ok")]))
+    agent.tools.append(lookup)
+
+    await Runner.run(agent, "go", run_config=RunConfig(trace_include_sensitive_data=False))
+
+    ended = {s.span_data.type: s.span_data for kind, s in recorder.events if kind == "span_end"}
+    function, generation = ended["function"], ended["generation"]
+    assert isinstance(function, FunctionSpanData) and isinstance(generation, GenerationSpanData)
+    assert (function.input, function.output) == (None, None)
+    assert (generation.input, generation.output) == (None, None)
+    assert generation.usage is not None

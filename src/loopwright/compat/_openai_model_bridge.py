@@ -152,7 +152,11 @@ class SdkModelBridge:
         )
         from loopwright.compat._openai_output import output_schema
 
-        disabled = bool(getattr(driver.run_config, "tracing_disabled", False))
+        tracing = ModelTracing.ENABLED
+        if driver.run_trace.disabled:
+            tracing = ModelTracing.DISABLED
+        elif not getattr(driver.run_config, "trace_include_sensitive_data", True):
+            tracing = ModelTracing.ENABLED_WITHOUT_DATA
         positional = [
             request.system or None,
             [i for m in request.messages for i in message_items(m)],
@@ -160,7 +164,7 @@ class SdkModelBridge:
             tools,
             output_schema(self._agent.output_type),
             handoffs,
-            ModelTracing.DISABLED if disabled else ModelTracing.ENABLED,
+            tracing,
         ]
         keywords = {"previous_response_id": None, "conversation_id": None, "prompt": None}
         return positional, keywords

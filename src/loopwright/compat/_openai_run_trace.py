@@ -40,6 +40,8 @@ from loopwright.compat._openai_tracing import (
 class RunTrace:
     def __init__(self, run_config: Any) -> None:
         disabled = bool(getattr(run_config, "tracing_disabled", False)) or tracing_disabled()
+        # RunConfig(trace_include_sensitive_data=False): spans without inputs and outputs.
+        self.include_data = bool(getattr(run_config, "trace_include_sensitive_data", True))
         settings = getattr(run_config, "tracing", None) or {}
         self._task_and_turns = bool(settings.get("include_task_and_turn_spans", True))
         current = get_current_trace()
@@ -142,9 +144,8 @@ class RunTrace:
         return span
 
     def function(self, agent: Any, name: str, arguments: str) -> Span:
-        return function_span(
-            name, arguments, parent=self.step_parent(agent), disabled=self.disabled
-        )
+        shown = arguments if self.include_data else None
+        return function_span(name, shown, parent=self.step_parent(agent), disabled=self.disabled)
 
     def guardrail(self, agent: Any, name: str) -> Span:
         """A guardrail's span, for ``with``: the caller sets ``span_data.triggered``."""

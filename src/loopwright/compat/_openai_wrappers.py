@@ -81,7 +81,8 @@ class RunTool:
             else:
                 result = await self.tool.call(input, ctx)
                 raw = result_text(result)
-            span.span_data.output = raw  # type: ignore[attr-defined]
+            if driver.run_trace.include_data:
+                span.span_data.output = raw  # type: ignore[attr-defined]
         driver.tool_outputs[ctx.tool_use_id] = (self.tool, raw)
         await driver.hooks_both(self.agent, "on_tool_end", context, self.agent, self.tool, raw)
         return result
@@ -157,13 +158,14 @@ class RunModel:
             self._agent, "on_llm_start", driver.wrapper, self._agent, request.system, items
         )
         span = driver.run_trace.model_call(self._agent, self._span_kind(), self.name)
-        if span is not None and isinstance(span.span_data, GenerationSpanData):
+        include = driver.run_trace.include_data
+        if include and span is not None and isinstance(span.span_data, GenerationSpanData):
             span.span_data.input = items
         try:
             async for event in self._inner.stream(request):
                 if isinstance(event, NativeResponse):
                     response = driver.record_response(event)
-                    _fill_model_span(span, response)
+                    _fill_model_span(span, response, include)
                     await driver.hooks_both(
                         self._agent, "on_llm_end", driver.wrapper, self._agent, response
                     )
@@ -187,7 +189,7 @@ class RunModel:
         return "response" if isinstance(self._inner, OpenAIResponsesModel) else "generation"
 
 
-def _fill_model_span(span: Span | None, response: ModelResponse) -> None:
+def _fill_model_span(span: Span | None, response: ModelResponse, include_data: bool) -> None:
     if span is None:
         return
     usage = {
@@ -196,7 +198,7 @@ def _fill_model_span(span: Span | None, response: ModelResponse) -> None:
     }
     data = span.span_data
     if isinstance(data, GenerationSpanData):
-        data.output = response.to_input_items()
+        data.output = response.to_input_items() if include_data else None
         data.usage = usage
     elif isinstance(data, ResponseSpanData):
         data.response = response
