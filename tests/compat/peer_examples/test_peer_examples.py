@@ -122,6 +122,7 @@ NOT_RUN = {
     "mcp/git_example": "uvx downloads mcp-server-git",
     "mcp/prompt_server": "MCP prompts (loopwright's MCP client lists tools only)",
     "mcp/*remote*, hosted_mcp/*": "remote MCP servers",
+    "mcp/manager_example": "a FastAPI app and a server started by hand, not a script",
     "memory/{redis,mongodb,dapr}_session_example.py": (
         "Redis, MongoDB and Dapr servers (their sessions are not provided: SQLAlchemySession is)"
     ),
