@@ -53,3 +53,33 @@ async def test_http_client_factory_makes_the_transports_client(
 def test_a_factory_that_is_not_callable_is_refused() -> None:
     with pytest.raises(UserError, match=r"httpx2\.AsyncClient"):
         MCPServerStreamableHttp({"url": "http://127.0.0.1:1/mcp", "httpx_client_factory": 3})
+
+
+async def test_a_remote_server_that_starts_late_is_waited_for() -> None:
+    import asyncio
+    import subprocess
+    import sys
+
+    from mcp_support import DEMO_SERVER, _free_port
+
+    port = _free_port()
+    url = f"http://127.0.0.1:{port}/mcp"
+    command = [sys.executable, str(DEMO_SERVER), "--transport", "streamable-http"]
+    loop = asyncio.get_running_loop()
+    # Started only after the first connection attempt has been refused.
+    starting = loop.run_in_executor(
+        None,
+        lambda: subprocess.Popen(
+            [*command, "--port", str(port)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+        ),
+    )
+    server = MCPServerStreamableHttp({"url": url})
+    try:
+        await server.connect()
+        tools = [t.name for t in await server.list_tools()]
+    finally:
+        await server.cleanup()
+        process = await starting
+        process.kill()
+        process.wait(timeout=10)
+    assert "add" in tools

@@ -7,8 +7,10 @@ servers' own tool names (as that SDK does), filtered by ``tool_filter``.
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
 import inspect
+import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from types import TracebackType
@@ -69,12 +71,19 @@ class MCPServer:
     async def connect(self) -> None:
         if self._manager is not None:
             return
-        manager = McpManager(connect_timeout=max(self._timeout or 5, 10.0))
-        statuses = await manager.start({"server": self._config})
-        if statuses[0].status != "connected":
+        deadline = time.monotonic() + _REMOTE_START_GRACE
+        while True:
+            manager = McpManager(connect_timeout=max(self._timeout or 5, 10.0))
+            statuses = await manager.start({"server": self._config})
+            if statuses[0].status == "connected":
+                self._manager = manager
+                return
             await manager.aclose()
-            raise UserError(f"MCP server {self._name!r} did not connect: {statuses[0].error}")
-        self._manager = manager
+            error = str(statuses[0].error)
+            # A remote server started just before (a subprocess) may not listen yet.
+            if not _refused(self._config, error) or time.monotonic() > deadline:
+                raise UserError(f"MCP server {self._name!r} did not connect: {error}")
+            await asyncio.sleep(0.25)
 
     async def cleanup(self) -> None:
         if self._manager is not None:
@@ -127,6 +136,14 @@ class MCPServer:
             for t in self._native_tools()
             if _own_name(t) in allowed
         ]
+
+
+_REMOTE_START_GRACE = 10.0  # seconds a refused remote server gets to start listening
+
+
+def _refused(config: Any, error: str) -> bool:
+    remote = isinstance(config, HttpServerConfig) or config.get("type") == "sse"
+    return remote and "All connection attempts failed" in error
 
 
 def _own_name(tool: Tool) -> str:
