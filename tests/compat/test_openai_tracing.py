@@ -263,3 +263,19 @@ async def test_spans_leave_out_data_when_sensitive_data_is_off(recorder: Recorde
     assert (function.input, function.output) == (None, None)
     assert (generation.input, generation.output) == (None, None)
     assert generation.usage is not None
+
+
+async def test_a_run_past_max_turns_marks_its_agent_span(recorder: Recorder) -> None:
+    from loopwright.compat.openai_agents import MaxTurnsExceeded
+
+    script = [tool_call("lookup", city="A"), tool_call("lookup", city="B"), text("late")]
+    agent = Agent(name="A", model=ScriptedModel(script), tools=[lookup])
+
+    with pytest.raises(MaxTurnsExceeded):
+        await Runner.run(agent, "go", max_turns=2)
+
+    (agent_span,) = [
+        s for k, s in recorder.events if k == "span_end" and s.span_data.type == "agent"
+    ]
+    assert agent_span.error == {"message": "Max turns exceeded", "data": None}
+    assert recorder.order()[-1] == "trace_end:Agent workflow"

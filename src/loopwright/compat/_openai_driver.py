@@ -286,7 +286,7 @@ class RunDriver:
         finally:
             with contextlib.suppress(Exception):
                 await session.aclose()
-            self.run_trace.end(failure)
+            self.run_trace.end(failure, _failed(self.result))
             self.queue.put_nowait(None)
 
     async def _observe(self, message: Message) -> Delivered:
@@ -470,6 +470,18 @@ class RunDriver:
         response = model_response(event, usage, len(self.raw_responses) + 1)
         self.raw_responses.append(response)
         return response
+
+
+_FAILURES = {
+    "error_max_turns": "Max turns exceeded",
+    "error_guardrail_tripped": "Guardrail tripwire triggered",
+}
+
+
+def _failed(result: ResultMessage | None) -> str | None:
+    if result is None or result.subtype == "success":
+        return None
+    return _FAILURES.get(result.subtype, "; ".join(result.errors) or result.subtype)
 
 
 def _described_tool(spec: ToolSpec) -> Any:

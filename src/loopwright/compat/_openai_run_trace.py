@@ -158,11 +158,14 @@ class RunTrace:
         span.start()
         span.finish()
 
-    def end(self, error: BaseException | None = None) -> None:
+    def end(self, error: BaseException | None = None, failed: str | None = None) -> None:
+        """Close what is open; ``error`` (an exception) or ``failed`` (why the run ended
+        without an answer: max turns, a tripwire) goes on the agent span, as in that SDK."""
         self._close_turn()
         if self.agent is not None:
-            if error is not None:
-                self.agent.set_error({"message": str(error) or type(error).__name__, "data": None})
+            message = (str(error) or type(error).__name__) if error is not None else failed
+            if message is not None:
+                self.agent.set_error({"message": message, "data": None})
             self.agent.finish()
             self.agent = None
         if self.task is not None:
