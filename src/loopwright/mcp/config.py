@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 import os
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal, TypeAlias
@@ -48,6 +48,9 @@ class HttpServerConfig:
 
     url: str
     headers: Mapping[str, str] = field(default_factory=dict[str, str])
+    # Makes the httpx2.AsyncClient the transport uses (called with headers=), as the mcp
+    # package's httpx_client_factory (proxies, certificates, timeouts); None: its default.
+    http_client_factory: Callable[..., Any] | None = None
     type: Literal["http"] = "http"
 
 

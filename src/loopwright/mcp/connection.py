@@ -189,9 +189,8 @@ class ServerConnection:
         from mcp.client.streamable_http import streamable_http_client
         from mcp.shared._httpx_utils import create_mcp_http_client
 
-        http_client = await stack.enter_async_context(
-            create_mcp_http_client(headers=dict(config.headers) or None)
-        )
+        factory = config.http_client_factory or create_mcp_http_client
+        http_client = await stack.enter_async_context(factory(headers=dict(config.headers) or None))
         return streamable_http_client(config.url, http_client=http_client)
 
     def _adapt(self, tool: Any) -> McpTool:
