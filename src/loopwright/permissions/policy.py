@@ -28,6 +28,7 @@ from loopwright.permissions.matching import (
     call_facts,
     command_allowed,
     restrictive_match,
+    unknown_files,
 )
 from loopwright.permissions.paths import spell, tree_has
 from loopwright.permissions.protected import PROTECTED_DIR_NAMES, PROTECTED_FILE_NAMES
@@ -83,6 +84,10 @@ class PermissionPolicy:
             return Verdict("deny", _denied_by(rule.text), rule.text)
         if (rule := _first(self.rules.ask, facts)) is not None:
             return self._ask(f"matches ask rule {rule.text}", rule.text)
+        if (doubt := self._rule_could_match(facts)) is not None:
+            # Code or paths the analyser cannot see: a deny rule might cover them, so no
+            # mode (bypassPermissions included) approves them unasked.
+            return self._ask(doubt)
         if (tree := self._denied_tree(facts)) is not None:
             # A tree walk would print files a Read deny rule covers: no rule or mode
             # approves that on its own.
@@ -103,6 +108,25 @@ class PermissionPolicy:
         if (verdict := self._allow_step(facts)) is not None:
             return verdict
         return self._ask(_unresolved_reason(facts))
+
+    def _rule_could_match(self, facts: CallFacts) -> str | None:
+        if facts.shell is None:
+            return None
+        restrictive = [r for r in (*self.rules.deny, *self.rules.ask) if _covers_shell(r)]
+        if not restrictive:
+            return None
+        if facts.shell.hidden:
+            return (
+                f"it runs code the analyser cannot see ({facts.shell.hidden[0]}), which the "
+                f"rule {restrictive[0].text} could match; spell the command out"
+            )
+        for rule in restrictive:
+            if rule.tool in ("Read", "Edit") and (where := unknown_files(facts, rule.tool)):
+                return (
+                    f"the command touches {where}, which cannot be resolved before it runs, "
+                    f"and the rule {rule.text} could match it; name the file plainly"
+                )
+        return None
 
     def _denied_tree(self, facts: CallFacts) -> str | None:
         if facts.shell is None:
@@ -343,6 +367,14 @@ def _holds_protected(path: str) -> bool:
 def _protected_path(path: str, base: Path, facts: CallFacts) -> bool:
     """Protected as written or where it really leads (a symlink a repository shipped)."""
     return any(is_protected(p) for p in (path, *spell(path, base, facts.home).both))
+
+
+def _covers_shell(rule: PermissionRule) -> bool:
+    """Deny/ask rules that a hidden command could match: Bash ones, and the file rules
+    that the policy applies to what shell commands read and write."""
+    if rule.specifier is None:
+        return False
+    return rule.matches_tool_name("Bash") or rule.tool in ("Read", "Edit")
 
 
 def _first(rules: Sequence[PermissionRule], facts: CallFacts) -> PermissionRule | None:
