@@ -46,8 +46,18 @@ _GIT = GlobalSpec(
         optional="--exec-path",
     ),
     where=frozenset(
-        "-C -c --config-env --git-dir --work-tree --namespace --super-prefix --bare "
-        "--exec-path --attr-source".split()
+        [
+            "-C",
+            "-c",
+            "--config-env",
+            "--git-dir",
+            "--work-tree",
+            "--namespace",
+            "--super-prefix",
+            "--bare",
+            "--exec-path",
+            "--attr-source",
+        ]
     ),
 )
 _TERRAFORM = GlobalSpec(
@@ -73,7 +83,7 @@ _DOCKER = GlobalSpec(
         flags="-D --debug --tls --tlsverify",
         values="-H --host -c --context --config -l --log-level --tlscacert --tlscert --tlskey",
     ),
-    where=frozenset("-H --host -c --context --config".split()),
+    where=frozenset(["-H", "--host", "-c", "--context", "--config"]),
 )
 _NPM_WHERE = (
     "--prefix -C -g --global -w --workspace --workspaces --userconfig --globalconfig "
@@ -90,11 +100,24 @@ _NPM = GlobalSpec(
     anywhere=True,
     aliases={
         **dict.fromkeys(
-            "i add in ins inst insta instal isnt isnta isntal isntall".split(), "install"
+            [
+                "i",
+                "add",
+                "in",
+                "ins",
+                "inst",
+                "insta",
+                "instal",
+                "isnt",
+                "isnta",
+                "isntal",
+                "isntall",
+            ],
+            "install",
         ),
-        **dict.fromkeys("un remove rm r unlink".split(), "uninstall"),
-        **dict.fromkeys("rum urn run-script".split(), "run"),
-        **dict.fromkeys("t tst".split(), "test"),
+        **dict.fromkeys(["un", "remove", "rm", "r", "unlink"], "uninstall"),
+        **dict.fromkeys(["rum", "urn", "run-script"], "run"),
+        **dict.fromkeys(["t", "tst"], "test"),
         "x": "exec",
         "c": "config",
         "ci": "clean-install",
@@ -121,7 +144,7 @@ _CARGO = GlobalSpec(
         flags="-v --verbose -q --quiet --frozen --locked --offline --list -vv",
         values="--color -C --config -Z --manifest-path --explain",
     ),
-    where=frozenset("-C --config -Z --manifest-path".split()),
+    where=frozenset(["-C", "--config", "-Z", "--manifest-path"]),
     plus_word=True,
     aliases={"b": "build", "c": "check", "t": "test", "r": "run", "d": "doc", "rm": "remove"},
 )

@@ -15,8 +15,10 @@ from typing import Any, Literal
 from urllib.parse import urlsplit
 
 from loopwright.permissions.commands import expand_glob
+from loopwright.permissions.normalise import normalise
 from loopwright.permissions.paths import PathSpellings, inside_any, rule_matches_path, spell
 from loopwright.permissions.readonly_use import read_only_use
+from loopwright.permissions.rule_programs import unknown_program_rule
 from loopwright.permissions.rules import (
     EDIT_TOOLS,
     READ_TOOLS,
@@ -24,8 +26,6 @@ from loopwright.permissions.rules import (
     command_pattern_regex,
     domain_matches,
 )
-from loopwright.permissions.normalise import normalise
-from loopwright.permissions.rule_programs import unknown_program_rule
 from loopwright.permissions.runs_programs import runner_option
 from loopwright.permissions.shell import ShellAnalysis, SimpleCommand, analyze
 

@@ -19,10 +19,32 @@ from loopwright.permissions.global_options import GLOBAL_SPECS, GlobalSpec
 # docker's short commands and the management commands they stand for.
 _DOCKER_MANAGED = {
     "container": frozenset(
-        "run rm exec stop kill start restart create logs attach commit cp diff export "
-        "inspect pause port rename top unpause update wait".split()
+        [
+            "run",
+            "rm",
+            "exec",
+            "stop",
+            "kill",
+            "start",
+            "restart",
+            "create",
+            "logs",
+            "attach",
+            "commit",
+            "cp",
+            "diff",
+            "export",
+            "inspect",
+            "pause",
+            "port",
+            "rename",
+            "top",
+            "unpause",
+            "update",
+            "wait",
+        ]
     ),
-    "image": frozenset("build history import load pull push save tag".split()),
+    "image": frozenset(["build", "history", "import", "load", "pull", "push", "save", "tag"]),
 }
 _DOCKER_RENAMED = {("image", "rm"): "rmi", ("container", "ls"): "ps", ("image", "ls"): "images"}
 

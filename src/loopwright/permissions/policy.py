@@ -30,11 +30,16 @@ from loopwright.permissions.matching import (
     restrictive_match,
     unknown_files,
 )
-from loopwright.permissions.paths import spell, tree_has
-from loopwright.permissions.protected import PROTECTED_DIR_NAMES, PROTECTED_FILE_NAMES
+from loopwright.permissions.paths import PathSpellings, inside_any, spell, tree_has
+from loopwright.permissions.protected import (
+    PROTECTED_DIR_NAMES,
+    PROTECTED_FILE_NAMES,
+    is_protected,
+)
 from loopwright.permissions.read_scope import denied_tree_read
 from loopwright.permissions.rules import PermissionRule, RuleSet
 from loopwright.permissions.shell import SimpleCommand
+from loopwright.permissions.shell_writes import WRITERS, created_paths
 from loopwright.types import (
     PermissionMode,
 )
@@ -177,6 +182,8 @@ class PermissionPolicy:
                     command, facts.cwd, facts.home, facts.working_dirs, every_arg=True
                 ):
                     return False
+                if not _lands_inside(command, facts):
+                    return False
             elif not self._builtin_shell_ok(command, facts, redirects_ok=True):
                 return False
         return True
@@ -228,13 +235,6 @@ class PermissionPolicy:
 # them unasked. One list, shared with the sandbox (which pins and quarantines them).
 _PROTECTED_PARTS = PROTECTED_DIR_NAMES
 _PROTECTED_NAMES = PROTECTED_FILE_NAMES
-
-
-def is_protected(path: str) -> bool:
-    parts = [p for p in path.replace("\\", "/").split("/") if p]
-    return any(p in _PROTECTED_PARTS for p in parts) or bool(
-        parts and parts[-1] in _PROTECTED_NAMES
-    )
 
 
 _CRITICAL_SYSTEM_DIRS = frozenset(
@@ -331,11 +331,37 @@ def git_config_write(words: Sequence[str]) -> str | None:
     return None
 
 
+def _landings(command: SimpleCommand, facts: CallFacts) -> list[PathSpellings] | None:
+    """Every file the command writes, from every directory a ``cd`` may have led to, as
+    written and where it really lands (each symlink on the way followed)."""
+    found: list[PathSpellings] = []
+    for base in (facts.cwd, *command.cd_dirs):
+        created = created_paths(command.words, base)
+        if created is None:
+            return None
+        found += [spell(path, base, facts.home) for path in created]
+    return found
+
+
+def _lands_inside(command: SimpleCommand, facts: CallFacts) -> bool:
+    """acceptEdits: every file written is a real target inside the working dirs."""
+    landings = _landings(command, facts)
+    return landings is not None and all(
+        inside_any(landing, facts.working_dirs) and not any(is_protected(p) for p in landing.both)
+        for landing in landings
+    )
+
+
 def _touches_protected(command: SimpleCommand, facts: CallFacts) -> bool:
     """Any argument, as written or as its glob expands, names a protected file — or is a
-    directory holding one (``cp -r template/. .`` would plant its ``.claude/``)."""
+    directory holding one (``cp -r template/. .`` would plant its ``.claude/``) — or a
+    file it writes lands on one (a shipped ``d/a.txt -> ~/.bashrc``, an archive member)."""
     if any(is_protected(w) for w in command.words[1:]):
         return True
+    if os.path.basename(command.name) in WRITERS:
+        landings = _landings(command, facts)
+        if landings is None or any(is_protected(p) for x in landings for p in x.both):
+            return True
     for base in (facts.cwd, *command.cd_dirs):
         paths = arg_paths(command, base, every_arg=True)
         if paths is None or any(_protected_path(p, base, facts) for p in paths):
@@ -361,7 +387,10 @@ def _holds_protected(path: str) -> bool:
     """A directory with a protected name somewhere inside (bounded; too big counts)."""
     if not os.path.isdir(path) or os.path.islink(path):
         return False
-    return tree_has(path, lambda inner: is_protected(os.path.basename(inner)), _TREE_SCAN_LIMIT)
+    # Judged relative to the tree: the tree's own location does not count.
+    return tree_has(
+        path, lambda inner: is_protected(os.path.relpath(inner, path)), _TREE_SCAN_LIMIT
+    )
 
 
 def _protected_path(path: str, base: Path, facts: CallFacts) -> bool:
