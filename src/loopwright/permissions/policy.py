@@ -7,6 +7,7 @@ callback around it.
 
 from __future__ import annotations
 
+import dataclasses
 import os
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -64,6 +65,8 @@ class PermissionPolicy:
     mode: PermissionMode = "default"
     working_dirs: tuple[Path, ...] = ()
     home: Path = field(default_factory=Path.home)
+    # Further modes every call must also satisfy (a subagent's parent's): see modes.py.
+    also_modes: tuple[PermissionMode, ...] = ()
 
     def facts(self, name: str, input: dict[str, Any], cwd: Path) -> CallFacts:
         return call_facts(name, input, cwd, self.home, self.working_dirs or (cwd,))
@@ -83,6 +86,26 @@ class PermissionPolicy:
         cwd: Path,
         *,
         hook_decision: Literal["allow", "ask"] | None = None,
+    ) -> Verdict:
+        verdict = self._evaluate_in_mode(name, input, cwd, hook_decision)
+        for mode in self.also_modes:
+            if mode != self.mode:
+                other = dataclasses.replace(self, mode=mode, also_modes=())
+                verdict = _stricter(
+                    verdict, other._evaluate_in_mode(name, input, cwd, hook_decision)
+                )
+        if verdict.behavior == "ask" and "dontAsk" in (self.mode, *self.also_modes):
+            return Verdict(
+                "deny", f"{verdict.reason}; dontAsk mode denies anything not pre-approved"
+            )
+        return verdict
+
+    def _evaluate_in_mode(
+        self,
+        name: str,
+        input: dict[str, Any],
+        cwd: Path,
+        hook_decision: Literal["allow", "ask"] | None,
     ) -> Verdict:
         facts = self.facts(name, input, cwd)
         if (rule := _first(self.rules.deny, facts)) is not None:
@@ -396,6 +419,13 @@ def _holds_protected(path: str) -> bool:
 def _protected_path(path: str, base: Path, facts: CallFacts) -> bool:
     """Protected as written or where it really leads (a symlink a repository shipped)."""
     return any(is_protected(p) for p in (path, *spell(path, base, facts.home).both))
+
+
+_STRICTNESS: dict[VerdictBehavior, int] = {"allow": 0, "ask": 1, "deny": 2}
+
+
+def _stricter(first: Verdict, second: Verdict) -> Verdict:
+    return second if _STRICTNESS[second.behavior] > _STRICTNESS[first.behavior] else first
 
 
 def _covers_shell(rule: PermissionRule) -> bool:

@@ -264,6 +264,8 @@ def _visit_command(node: Any, out: _Collector, depth: int, *, in_substitution: b
                         f"it sets {name} (only {', '.join(sorted(HARMLESS_ASSIGNMENTS))} "
                         "may be set, to plain literal values)"
                     )
+                    # PATH, HOME, GIT_CONFIG_*, PAGER…: what runs is no longer on the line.
+                    out.hidden.append(f"it sets {name}, which can change what commands run")
             else:
                 words.append(part.word)
                 raws.append(raw)
@@ -364,6 +366,9 @@ def _add_command(
     kept = positions[len(words) - len(stripped) :]
     source_text = out.source[kept[0][0] : kept[-1][1]] if kept else ""
     out.unsafe.extend(unwrapped.notes)
+    out.hidden.extend(n for n in unwrapped.notes if n.startswith(("env sets", "env -i")))
+    if unwrapped.unparsed:
+        out.hidden.append("a wrapper whose options cannot be read runs a command")
     levels = [*unwrapped.levels, *wrapped_suffixes(words), strip_wrapper_flags(words)]
     variants = [*deny_variants(words, stripped), source_text]
     for level in levels:
