@@ -15,7 +15,8 @@ runs another program.
 Known helpers, decided once here rather than per finding:
 
 - the shell itself and its subshells (forks, no exec) are part of every command;
-- wrappers (env, timeout, nice, nohup, xargs, stdbuf, setsid, time, command) exec the
+- wrappers (env, timeout, nice, nohup, xargs, stdbuf, setsid, time, command, chrt,
+  ionice, taskset) exec the
   program named after them, which is itself a named program;
 - git may exec its own helpers in /usr/lib/git-core when git is named, also through
   ``sh`` (its transports); anything else sh starts under git is a finding;
@@ -46,6 +47,7 @@ BudgetKind = Literal["read_only", "edits", "rule", "denied_only"]
 SHELLS = frozenset({"bash", "sh", "dash"})
 WRAPPERS = frozenset(
     {"env", "timeout", "nice", "nohup", "xargs", "stdbuf", "setsid", "time", "command"}
+    | {"chrt", "ionice", "taskset"}
 )
 _GIT_CORE = "/usr/lib/git-core/"
 # Programs that are shell scripts in front of another one (egrep is `exec grep -E "$@"`).

@@ -74,7 +74,7 @@ WRAPPERS = (
     ("env", "-C", "src"), ("command",), ("builtin",), ("exec",), ("nohup",),
     ("stdbuf", "-oL"), ("time",), ("setsid",), ("command", "-p"),
     ("env", "--chd=src"), ("env", "-iu", "x"), ("env", "--split-string"), ("exec", "-ca", "x"),
-    ("nohup", "env"), ("timeout", "5", "env"), ("setsid", "-f"), ("xargs", "-0"),
+    ("setsid", "-f"),
     ("nice", "-5"), ("ionice", "-c", "3"), ("taskset", "1"), ("chrt", "-o", "0"),
 )
 

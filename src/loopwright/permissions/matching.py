@@ -266,7 +266,7 @@ def _matches_shell_files(rule: PermissionRule, facts: CallFacts) -> bool:
     targets: list[str] = list(facts.shell.redirect_targets)
     if rule.tool == "Read":
         targets.extend(facts.shell.input_sources)
-    for command in facts.shell.commands:
+    for command in facts.shell.all_commands:
         bases.extend(command.cd_dirs)
         if rule.tool == "Read":
             targets.extend(_files_read(command))
@@ -292,7 +292,7 @@ def unknown_files(facts: CallFacts, tool: str) -> str | None:
     loose = list(shell.redirect_targets) + (list(shell.input_sources) if tool == "Read" else [])
     if (found := next((t for t in loose if _unknowable(t, True)), None)) is not None:
         return found
-    for command in shell.commands:
+    for command in shell.all_commands:
         name = os.path.basename(command.name)
         if tool == "Read":
             paths = _files_read(command)

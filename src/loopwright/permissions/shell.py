@@ -10,6 +10,7 @@ fall back to a crude split when the parser gives up.
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import re
 from dataclasses import dataclass, field
@@ -63,6 +64,7 @@ _ALWAYS_UNSAFE = frozenset(
 _FIND_EXEC = frozenset(
     {"-exec", "-execdir", "-ok", "-okdir", "-delete", "-fprint", "-fprint0", "-fprintf", "-fls"}
 )
+_SYSTEM_BIN = ("/bin/", "/usr/bin/", "/sbin/", "/usr/sbin/", "/usr/local/bin/")
 # git options that pick another repository rather than run a program.
 _ELSEWHERE = ("-C", "--git-dir", "--work-tree")
 _SAFE_REDIRECT_TARGETS = frozenset({"/dev/null", "/dev/stdout", "/dev/stderr"})
@@ -120,6 +122,12 @@ class ShellAnalysis:
     hidden: tuple[str, ...] = ()
     # Every program the line starts, at every wrapper level and nesting (basenames).
     programs: tuple[str, ...] = ()
+    # Commands inside ``sh -c``, eval, trap, heredocs fed to a shell: file rules apply.
+    nested_commands: tuple[SimpleCommand, ...] = ()
+
+    @property
+    def all_commands(self) -> tuple[SimpleCommand, ...]:
+        return (*self.commands, *self.nested_commands)
 
     @property
     def safe(self) -> bool:
@@ -142,6 +150,7 @@ class _Collector:
     home: Path | None = None
     hidden: list[str] = field(default_factory=list[str])
     programs: list[str] = field(default_factory=list[str])
+    nested_commands: list[SimpleCommand] = field(default_factory=list[SimpleCommand])
     # The command being visited reads a pipe (it is not the first of a pipeline).
     piped: bool = False
 
@@ -186,6 +195,7 @@ def analyze(
         tuple(dict.fromkeys(collector.unsafe)),
         tuple(dict.fromkeys(collector.hidden)),
         tuple(dict.fromkeys(collector.programs)),
+        tuple(collector.nested_commands),
     )
 
 
@@ -198,6 +208,17 @@ def _nested(text: str, out: _Collector, depth: int) -> ShellAnalysis:
     out.hidden.extend(inner.hidden)
     out.redirects.extend(inner.redirect_targets)
     out.inputs.extend(inner.input_sources)
+    for command in inner.all_commands:
+        # The nested code runs wherever the outer line's ``cd``s have taken it.
+        outer_known = out.cd_dirs is not None
+        moved = (*(out.cd_dirs or ()), *command.cd_dirs)
+        out.nested_commands.append(
+            dataclasses.replace(
+                command,
+                cd_dirs=tuple(dict.fromkeys(moved)),
+                cwd_known=command.cwd_known and outer_known,
+            )
+        )
     return inner
 
 
@@ -481,8 +502,10 @@ def _nested_code(words: list[str], raws: list[str], out: _Collector, depth: int)
             for level in unwrapped.levels:
                 out.deny_texts.extend(_level_texts(level, out))
                 _nested_code(level, [], out, depth + 1)
-    elif name in ("source", ".") and any("<(" in r for r in raws[1:2]):
-        out.hidden.append(f"'{name}' runs a script from a process substitution")
+    elif name in ("source", "."):
+        out.hidden.append(f"'{name}' runs a script that is not on the line")
+    elif "/" in words[0] and not os.path.normpath(words[0]).startswith(_SYSTEM_BIN):
+        out.hidden.append(f"{words[0]} is a program or script from the file system")
     elif interpreter_code(words) is not None:
         out.hidden.append(f"{name} runs program text given on the line")
     elif interpreter_reads_stdin(words) and out.piped:
@@ -505,9 +528,7 @@ def _nested_shell(words: list[str], raws: list[str], out: _Collector, depth: int
     elif source == "stdin" and out.piped:
         out.hidden.append(f"'{name}' runs commands that a pipe feeds it")
     elif source == "file" and code is not None:
-        raw = raws[words.index(code)] if raws and code in words else ""
-        if "<(" in raw or code.startswith("/dev/fd/") or code.startswith("/proc/"):
-            out.hidden.append(f"'{name}' runs a script from a process substitution")
+        out.hidden.append(f"'{name}' runs the script {code}, which is not on the line")
 
 
 def _scan_expansions(node: Any, out: _Collector, depth: int) -> None:

@@ -169,16 +169,12 @@ def _tar(args: list[str], base: Path) -> list[str] | None:
     """Members of the archive a ``tar`` extraction unpacks (None: unknown)."""
     if not args:
         return []
-    bundle = args[0] if not args[0].startswith("-") else ""
-    letters = bundle + "".join(a[1:] for a in args if a.startswith("-") and not a.startswith("--"))
-    extract = "x" in letters or any(a in ("--extract", "--get") for a in args)
+    letters, values = _tar_options(args)
+    extract = "x" in letters or "--extract" in values or "--get" in values
     if not extract:
         return []
-    archive = _option_value(args, ("-f", "--file"))
-    if archive is None and "f" in bundle:
-        rest = [a for a in args[1:] if not a.startswith("-")]
-        archive = rest[0] if rest else None
-    directory = _option_value(args, ("-C", "--directory")) or "."
+    archive = values.get("f") or values.get("--file")
+    directory = values.get("C") or values.get("--directory") or "."
     if archive is None or archive == "-":
         return None
     try:
@@ -189,6 +185,39 @@ def _tar(args: list[str], base: Path) -> list[str] | None:
     if len(members) > _TREE_LIMIT or any(m.issym() or m.islnk() for m in members):
         return None  # a link member can send the next member anywhere
     return [os.path.join(base, directory, m.name) for m in members]
+
+
+_TAR_VALUES = frozenset("fCbHKLNTVXgI")
+
+
+def _tar_options(args: list[str]) -> tuple[str, dict[str, str]]:
+    """tar's short letters (old style ``xf A``, clusters ``-xzf A``, glued ``-fA``) and
+    the values of ``f``/``C`` and long options (``--file=A``, ``--directory DIR``)."""
+    letters = ""
+    values: dict[str, str] = {}
+    pending: list[str] = []
+    for index, word in enumerate(args):
+        if pending:
+            values[pending.pop(0)] = word
+            continue
+        if word.startswith("--"):
+            name, glued, value = word.partition("=")
+            values[name] = value
+            if not glued and name in ("--file", "--directory"):
+                pending.append(name)
+            continue
+        if index > 0 and not word.startswith("-"):
+            continue
+        cluster = word[1:] if word.startswith("-") else word
+        for position, letter in enumerate(cluster):
+            letters += letter
+            if letter in _TAR_VALUES:
+                glued = cluster[position + 1 :] if word.startswith("-") else ""
+                if glued:
+                    values[letter] = glued
+                    break
+                pending.append(letter)
+    return letters, values
 
 
 def _unzip(args: list[str], base: Path) -> list[str] | None:
