@@ -7,8 +7,10 @@ makes git use a bare repository only when ``--git-dir``/``GIT_DIR`` names it, an
 ``GIT_CEILING_DIRECTORIES`` stops the upward search above the repository the session
 started in, so git never walks out of it into a parent's (or HOME's) repository.
 
-The setting is passed with ``GIT_CONFIG_COUNT``/``KEY``/``VALUE``, appended after any the
-user's environment already holds.
+The setting travels in ``GIT_CONFIG_PARAMETERS`` (what ``git -c`` uses, so it counts as
+command-line configuration, which ``safe.bareRepository`` requires), appended to any the
+environment already holds. ``GIT_CONFIG_KEY_<n>`` would not survive the sandbox, whose
+environment filter drops every name containing ``KEY``.
 """
 
 from __future__ import annotations
@@ -20,13 +22,9 @@ from pathlib import Path
 def pinned_git_env(env: dict[str, str], session_dir: Path) -> dict[str, str]:
     """The entries to add to ``env`` for a shell started for a session in ``session_dir``."""
     added: dict[str, str] = {}
-    try:
-        count = int(env.get("GIT_CONFIG_COUNT", "0") or "0")
-    except ValueError:
-        count = 0
-    added["GIT_CONFIG_COUNT"] = str(count + 1)
-    added[f"GIT_CONFIG_KEY_{count}"] = "safe.bareRepository"
-    added[f"GIT_CONFIG_VALUE_{count}"] = "explicit"
+    existing_parameters = env.get("GIT_CONFIG_PARAMETERS", "").strip()
+    pin = "'safe.bareRepository'='explicit'"
+    added["GIT_CONFIG_PARAMETERS"] = f"{existing_parameters} {pin}".strip()
     ceiling = str(_repository_top(session_dir).parent)
     existing = env.get("GIT_CEILING_DIRECTORIES", "")
     added["GIT_CEILING_DIRECTORIES"] = f"{existing}:{ceiling}" if existing else ceiling
