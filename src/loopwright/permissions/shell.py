@@ -177,6 +177,7 @@ def analyze(
         trees = bashlex.parse(command)
     except Exception as exc:  # bashlex raises several unrelated types
         collector.unsafe.append(f"the shell parser could not read it ({exc})")
+        collector.hidden.append("the shell parser could not read the command")
         collector.deny_texts.extend(crude_split(command))
         trees = []
     for tree in trees:
@@ -297,6 +298,8 @@ def _visit_command(node: Any, out: _Collector, depth: int, *, in_substitution: b
             if not words and _has_parameter(part):
                 out.unsafe.append(f"the command name {part.word!r} comes from a variable")
                 out.hidden.append(f"the command name {raw!r} comes from an expansion")
+            elif not words and word_kind(raw) != "literal":
+                out.hidden.append(f"the command name {raw!r} expands at run time")
             if not words and word_kind(raw) == "glob":
                 out.unsafe.append("a glob in the command name")
             words.append(expand_home(raw, part.word, out.home))
@@ -428,6 +431,7 @@ def _level_texts(words: list[str], out: _Collector) -> list[str]:
     forms = [tuple(words)] + (list(normalised.forms) if normalised else [])
     if normalised is not None:
         out.hidden.extend(normalised.hidden)
+        out.unsafe.extend(normalised.hidden)
     inner = unwrap(words)
     if len(inner.levels) > 1 and inner.levels[1]:
         forms.append((os.path.basename(words[0]), *inner.levels[1]))
