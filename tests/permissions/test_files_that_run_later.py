@@ -93,3 +93,22 @@ def test_the_sandbox_pins_the_same_list_at_the_top_of_a_working_dir() -> None:
     for place in (".ssh", ".config/git", ".config/loopwright", ".github/workflows", "mise.toml"):
         assert place in names
         assert is_protected(place)
+
+
+def test_files_a_git_config_includes_are_protected_too(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    (home / "dots").mkdir(parents=True)
+    (home / ".gitconfig").write_text("[include]\n\tpath = ~/dots/git.inc\n")
+    proj = home / "proj"
+    (proj / ".git").mkdir(parents=True)
+    (proj / ".git" / "config").write_text('[includeIf "gitdir:~/"]\n\tpath = ../team.gitconfig\n')
+    # HOME is a working dir too: without the include, both writes would be approved.
+    p = PermissionPolicy(RuleSet(), "acceptEdits", (home, proj), home=home)
+    for target in (home / "dots" / "git.inc", proj / "team.gitconfig"):
+        write = {"file_path": str(target), "content": "[core]\n\tfsmonitor = x\n"}
+        assert p.evaluate("Write", write, proj).behavior == "ask"
+        shell = {"command": f"echo x >> {target}"}
+        assert p.evaluate("Bash", shell, proj).behavior == "ask"
+    for plain in (proj / "notes.txt", home / "dots" / "notes.txt"):
+        write = {"file_path": str(plain), "content": ""}
+        assert p.evaluate("Write", write, proj).behavior == "allow"

@@ -23,6 +23,7 @@ from loopwright.permissions.commands import (
     shell_is_read_only,
     use_inside,
 )
+from loopwright.permissions.git_config_paths import included_configs
 from loopwright.permissions.matching import (
     CallFacts,
     allow_match,
@@ -314,7 +315,7 @@ def protected_write(facts: CallFacts) -> str | None:
     remove: an edit's target, a redirect target, or a path argument of any command that is
     not known to only read."""
     if facts.kind == "edit" and facts.path is not None:
-        hit = [p for p in facts.path.both if is_protected(p)]
+        hit = [p for p in facts.path.both if is_protected(p) or _git_included(p, facts)]
         return hit[0] if hit else None
     if facts.shell is None:
         return None
@@ -370,7 +371,8 @@ def _lands_inside(command: SimpleCommand, facts: CallFacts) -> bool:
     """acceptEdits: every file written is a real target inside the working dirs."""
     landings = _landings(command, facts)
     return landings is not None and all(
-        inside_any(landing, facts.working_dirs) and not any(is_protected(p) for p in landing.both)
+        inside_any(landing, facts.working_dirs)
+        and not any(is_protected(p) or _git_included(p, facts) for p in landing.both)
         for landing in landings
     )
 
@@ -383,7 +385,9 @@ def _touches_protected(command: SimpleCommand, facts: CallFacts) -> bool:
         return True
     if os.path.basename(command.name) in WRITERS:
         landings = _landings(command, facts)
-        if landings is None or any(is_protected(p) for x in landings for p in x.both):
+        if landings is None or any(
+            is_protected(p) or _git_included(p, facts) for x in landings for p in x.both
+        ):
             return True
     for base in (facts.cwd, *command.cd_dirs):
         paths = arg_paths(command, base, every_arg=True)
@@ -418,7 +422,16 @@ def _holds_protected(path: str) -> bool:
 
 def _protected_path(path: str, base: Path, facts: CallFacts) -> bool:
     """Protected as written or where it really leads (a symlink a repository shipped)."""
-    return any(is_protected(p) for p in (path, *spell(path, base, facts.home).both))
+    spelled = spell(path, base, facts.home).both
+    return any(is_protected(p) for p in (path, *spelled)) or any(
+        _git_included(p, facts) for p in spelled
+    )
+
+
+def _git_included(path: str, facts: CallFacts) -> bool:
+    """A file that a git config includes (``include.path``): configuration as well."""
+    included = included_configs(facts.home, facts.working_dirs)
+    return any(os.path.realpath(str(c)) == os.path.realpath(path) for c in included)
 
 
 _STRICTNESS: dict[VerdictBehavior, int] = {"allow": 0, "ask": 1, "deny": 2}

@@ -8,11 +8,11 @@ import dataclasses
 from loopwright.context.tokens import ContextMeter
 from loopwright.models.settings import ModelSettings
 from loopwright.options import AgentDefinition
+from loopwright.permissions.modes import subagent_modes
+from loopwright.permissions.policy import PermissionPolicy
 from loopwright.session.agent import Agent
 from loopwright.session.resolve import resolve_model, with_retries
 from loopwright.session.session import Session
-from loopwright.permissions.modes import subagent_modes
-from loopwright.permissions.policy import PermissionPolicy
 from loopwright.subagents.tool import RUN_SUBAGENT_SERVICE, narrow_tools
 from loopwright.tools.base import SessionState, Tool
 from loopwright.tools.structured_output import STRUCTURED_OUTPUT_TOOL_NAME
