@@ -237,3 +237,33 @@ def test_hidden_code_asks_in_bypass_when_a_deny_rule_could_match(
 
 def test_hidden_code_runs_in_bypass_when_no_rule_could_match(tmp_path: Path) -> None:
     assert verdict(tmp_path, "echo ls | sh", mode="bypassPermissions") == "allow"
+
+
+@pytest.mark.parametrize(
+    "command",
+    ["git $x", "echo push | xargs git", "git $'push'", "git pu*", 'sudo git "$S"'],
+)
+def test_arguments_unknown_before_the_run_ask_when_a_rule_names_the_program(
+    tmp_path: Path, command: str
+) -> None:
+    deny = ("Bash(git push:*)",)
+    assert verdict(tmp_path, command, deny=deny, mode="bypassPermissions") == "ask"
+    assert verdict(tmp_path, "ls $x", deny=deny, mode="bypassPermissions") == "allow"
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "time git push",
+        "\\git push",
+        'g""it push',
+        "git -C. push",
+        "if true; then git push; fi",
+        "case x in x) git push;; esac",
+        "/usr/bin/git --no-pager push",
+    ],
+)
+def test_other_spellings_of_a_denied_command_are_denied(tmp_path: Path, command: str) -> None:
+    assert verdict(tmp_path, command, deny=("Bash(git push:*)",), mode="bypassPermissions") == (
+        "deny"
+    )

@@ -39,6 +39,7 @@ from loopwright.permissions.protected import (
     is_protected,
 )
 from loopwright.permissions.read_scope import denied_tree_read
+from loopwright.permissions.rule_programs import rule_program
 from loopwright.permissions.rules import PermissionRule, RuleSet
 from loopwright.permissions.shell import SimpleCommand
 from loopwright.permissions.shell_writes import WRITERS, created_paths
@@ -150,6 +151,12 @@ class PermissionPolicy:
                 f"rule {restrictive[0].text} could match; spell the command out"
             )
         for rule in restrictive:
+            program = rule_program(rule.specifier or "") if rule.tool == "Bash" else None
+            if program is not None and program in facts.shell.open_programs:
+                return (
+                    f"the arguments of {program} are not known before the command runs, and "
+                    f"the rule {rule.text} could match them; spell them out"
+                )
             if rule.tool in ("Read", "Edit") and (where := unknown_files(facts, rule.tool)):
                 return (
                     f"the command touches {where}, which cannot be resolved before it runs, "

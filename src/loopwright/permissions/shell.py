@@ -124,6 +124,9 @@ class ShellAnalysis:
     programs: tuple[str, ...] = ()
     # Commands inside ``sh -c``, eval, trap, heredocs fed to a shell: file rules apply.
     nested_commands: tuple[SimpleCommand, ...] = ()
+    # Programs whose arguments are not all known before the line runs (an expansion, a
+    # glob, arguments from xargs): ``git $sub`` may be ``git push``.
+    open_programs: tuple[str, ...] = ()
 
     @property
     def all_commands(self) -> tuple[SimpleCommand, ...]:
@@ -151,6 +154,7 @@ class _Collector:
     hidden: list[str] = field(default_factory=list[str])
     programs: list[str] = field(default_factory=list[str])
     nested_commands: list[SimpleCommand] = field(default_factory=list[SimpleCommand])
+    open_programs: list[str] = field(default_factory=list[str])
     # The command being visited reads a pipe (it is not the first of a pipeline).
     piped: bool = False
 
@@ -197,6 +201,7 @@ def analyze(
         tuple(dict.fromkeys(collector.hidden)),
         tuple(dict.fromkeys(collector.programs)),
         tuple(collector.nested_commands),
+        tuple(dict.fromkeys(collector.open_programs)),
     )
 
 
@@ -209,6 +214,7 @@ def _nested(text: str, out: _Collector, depth: int) -> ShellAnalysis:
     out.hidden.extend(inner.hidden)
     out.redirects.extend(inner.redirect_targets)
     out.inputs.extend(inner.input_sources)
+    out.open_programs.extend(inner.open_programs)
     for command in inner.all_commands:
         # The nested code runs wherever the outer line's ``cd``s have taken it.
         outer_known = out.cd_dirs is not None
@@ -403,6 +409,8 @@ def _add_command(
     real_raws = raws[len(words) - len(unwrapped.real_words) :]
     for level in levels:
         _nested_code(level, real_raws if level == unwrapped.real_words else [], out, depth)
+    if unwrapped.args_from_stdin or any(word_kind(r) != "literal" for r in raws[1:]):
+        out.open_programs.extend(os.path.basename(level[0]) for level in levels if level)
     if unwrapped.input_in_words and shell_code(unwrapped.real_words)[0] == "string":
         out.hidden.append("xargs -I pastes its input into a shell script")
     out.commands.append(
