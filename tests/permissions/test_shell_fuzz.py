@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from permissions.test_fuzz_regressions import OPEN_BYPASSES, OPEN_CRASH_TEXT
-from shell_fuzz.budget import BudgetKind, judge
+from shell_fuzz.budget import BudgetKind, denied_runs, judge
 from shell_fuzz.campaign import Campaign, Finding, Report
 from shell_fuzz.grammar import Grammar
 from shell_fuzz.oracle import Sandbox, find_tools
@@ -123,3 +123,25 @@ def test_bounded_fuzz_run_finds_no_new_bypass(campaign: Campaign) -> None:
     new = [f for f in report.findings if not _already_open(f)]
     assert report.approved > 0, "nothing was approved: the run proves nothing"
     assert not new, report.summary()
+
+
+@pytest.mark.parametrize(
+    ("command", "caught"),
+    [
+        ("id", True),
+        ("env -i id", True),
+        ("git -C . --no-pager commit -q --allow-empty -m x", True),
+        ("git -c x.y=1 tag v9", True),
+        ("git stash list && git status", False),
+        ("echo id", False),
+    ],
+)
+def test_deny_oracle_reports_a_denied_program_that_ran(
+    campaign: Campaign, command: str, caught: bool
+) -> None:
+    try:
+        observation = campaign.sandbox.observe(command)
+    finally:
+        campaign.reset()
+    found = denied_runs(observation, ("id",), ("commit", "tag"))
+    assert bool(found) is caught, found

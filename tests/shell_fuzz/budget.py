@@ -15,7 +15,8 @@ runs another program.
 Known helpers, decided once here rather than per finding:
 
 - the shell itself and its subshells (forks, no exec) are part of every command;
-- wrappers (env, timeout, nice, nohup, xargs, stdbuf, setsid, time, command) exec the
+- wrappers (env, timeout, nice, nohup, xargs, stdbuf, setsid, time, command, chrt,
+  ionice, taskset) exec the
   program named after them, which is itself a named program;
 - git may exec its own helpers in /usr/lib/git-core when git is named, also through
   ``sh`` (its transports); anything else sh starts under git is a finding;
@@ -32,6 +33,7 @@ Known helpers, decided once here rather than per finding:
 from __future__ import annotations
 
 import os
+import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
@@ -40,11 +42,12 @@ from shell_fuzz.fixture import MARKERS
 from shell_fuzz.oracle import Observation
 from shell_fuzz.trace import Effect
 
-BudgetKind = Literal["read_only", "edits", "rule"]
+BudgetKind = Literal["read_only", "edits", "rule", "denied_only"]
 
 SHELLS = frozenset({"bash", "sh", "dash"})
 WRAPPERS = frozenset(
     {"env", "timeout", "nice", "nohup", "xargs", "stdbuf", "setsid", "time", "command"}
+    | {"chrt", "ionice", "taskset"}
 )
 _GIT_CORE = "/usr/lib/git-core/"
 # Programs that are shell scripts in front of another one (egrep is `exec grep -E "$@"`).
@@ -69,7 +72,9 @@ _HOME_DOTFILES = frozenset(
 
 @dataclass(frozen=True, slots=True)
 class Violation:
-    what: Literal["exec", "write", "denied-read", "denied-open", "outside-read", "leak", "crash"]
+    what: Literal[
+        "exec", "write", "denied-read", "denied-open", "outside-read", "leak", "crash", "denied-ran"
+    ]
     detail: str
 
 
@@ -78,6 +83,8 @@ def judge(
 ) -> list[Violation]:
     """Every effect of ``observation`` that goes beyond ``budget``."""
     found: list[Violation] = []
+    if budget == "denied_only":
+        return found  # judged by denied_runs alone
     for marker, origin in MARKERS.items():
         if marker in observation.output:
             found.append(Violation("leak", f"the output contains the contents of {origin}"))
@@ -93,6 +100,40 @@ def judge(
                     state = "" if effect.ok else " (attempted; it failed)"
                     found.append(Violation("write", f"{reason}{state}: {effect.line}"))
     return _unique(found)
+
+
+_ARGV = re.compile(r"^execve(?:at)?\([^\[]*\[(.*?)\]")
+_GIT_VALUE_OPTIONS = frozenset({"-C", "-c", "--git-dir", "--work-tree", "--namespace"})
+
+
+def denied_runs(
+    observation: Observation, programs: tuple[str, ...], git_subcommands: tuple[str, ...]
+) -> list[Violation]:
+    """Each successful exec of a denied program, or of git with a denied subcommand
+    (found past git's global options in the traced argv, not in the command's text)."""
+    found: list[Violation] = []
+    for effect in observation.effects:
+        if effect.kind != "exec" or not effect.ok:
+            continue
+        program = os.path.basename(effect.path)
+        if program in programs:
+            found.append(
+                Violation("denied-ran", f"the denied program {program} ran: {effect.line[:200]}")
+            )
+        elif program == "git" and (sub := _git_subcommand(effect.line)) in git_subcommands:
+            found.append(Violation("denied-ran", f"denied git {sub} ran: {effect.line[:200]}"))
+    return _unique(found)
+
+
+def _git_subcommand(line: str) -> str | None:
+    match = _ARGV.match(line)
+    if match is None:
+        return None
+    argv = [w.strip().strip('"') for w in match.group(1).split('", ')]
+    index = 1
+    while index < len(argv) and argv[index].startswith("-"):
+        index += 2 if argv[index] in _GIT_VALUE_OPTIONS else 1
+    return argv[index] if index < len(argv) else None
 
 
 def _exec_allowed(effect: Effect, named: frozenset[str]) -> bool:

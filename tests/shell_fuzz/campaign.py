@@ -14,7 +14,7 @@ from pathlib import Path
 from loopwright.permissions import PermissionPolicy, RuleSet
 from loopwright.types import PermissionMode
 from shell_fuzz import vocabulary as v
-from shell_fuzz.budget import BudgetKind, Violation, judge
+from shell_fuzz.budget import BudgetKind, Violation, denied_runs, judge
 from shell_fuzz.fixture import build_template, reset_run_dir
 from shell_fuzz.grammar import Candidate
 from shell_fuzz.oracle import Observation, Sandbox
@@ -26,6 +26,8 @@ class Profile:
     mode: PermissionMode
     allow: tuple[str, ...]
     budget: BudgetKind
+    # Bash deny rules on top of the Read ones; a denied program that runs is a finding.
+    deny: tuple[str, ...] = ()
 
 
 PROFILES = (
@@ -34,6 +36,15 @@ PROFILES = (
     Profile("acceptEdits", "acceptEdits", (), "edits"),
     Profile("rules", "default", v.ALLOW_RULES, "rule"),
     Profile("rules+git", "default", (*v.ALLOW_RULES, v.GIT_RULE), "rule"),
+    # Deny-rule profiles: only the denied programs are judged (bypass allows the rest).
+    Profile("deny+bypass", "bypassPermissions", (), "denied_only", v.BASH_DENY_RULES),
+    Profile(
+        "deny+git+dontAsk",
+        "dontAsk",
+        (*v.ALLOW_RULES, v.GIT_RULE),
+        "denied_only",
+        v.BASH_DENY_RULES,
+    ),
 )
 
 
@@ -70,6 +81,7 @@ class Report:
     approved: int = 0
     ran: int = 0
     timeouts: int = 0
+    denied_but_ran: int = 0
     approvals_by_profile: dict[str, int] = field(default_factory=dict[str, int])
     findings: list[Finding] = field(default_factory=list[Finding])
 
@@ -80,6 +92,7 @@ class Report:
             f"run in sandbox    : {self.ran} ({self.timeouts} hit the timeout)",
             "approvals/profile : "
             + ", ".join(f"{k}={n}" for k, n in sorted(self.approvals_by_profile.items())),
+            f"denied but ran    : {self.denied_but_ran}",
             f"findings          : {len(self.findings)}",
         ]
         for number, finding in enumerate(self.findings, 1):
@@ -125,6 +138,10 @@ class Campaign:
             violations = judge(
                 observation, profile.budget, candidate.programs, self.sandbox.run_dir
             )
+            if profile.deny:
+                denied = denied_runs(observation, v.DENIED_PROGRAMS, v.DENIED_GIT)
+                self.report.denied_but_ran += bool(denied)
+                violations += denied
             if violations:
                 self.report.findings.append(
                     Finding(candidate, profile.name, reason, tuple(violations), observation.output)
@@ -135,7 +152,9 @@ class Campaign:
         proj = self.sandbox.proj
         approved: list[tuple[Profile, str]] = []
         for profile in PROFILES:
-            rules = RuleSet.from_strings(allow=profile.allow, deny=v.DENY_RULES, anchor=proj)
+            rules = RuleSet.from_strings(
+                allow=profile.allow, deny=(*v.DENY_RULES, *profile.deny), anchor=proj
+            )
             policy = PermissionPolicy(
                 rules, profile.mode, (proj,), home=self.sandbox.run_dir / "home"
             )
@@ -163,5 +182,6 @@ def _describe_profile(name: str) -> str:
     for profile in PROFILES:
         if profile.name == name:
             allow = list(profile.allow)
-            return f"{name} (mode {profile.mode}, allow={allow}, deny={list(v.DENY_RULES)})"
+            deny = [*v.DENY_RULES, *profile.deny]
+            return f"{name} (mode {profile.mode}, allow={allow}, deny={deny})"
     return f"{name} (deny={list(v.DENY_RULES)})"

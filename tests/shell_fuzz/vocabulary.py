@@ -17,6 +17,14 @@ PAYLOADS = ("touch pwned", "id", "cat secrets/key", "uname -a", "rm -f README.md
 ALLOW_RULES = ("Bash(echo *)", "Bash(npm run *)", "Bash(git status)", "Bash(ls *)")
 GIT_RULE = "Bash(git *)"
 DENY_RULES = ("Read(./secrets/**)", "Read(**/.env)")
+# Deny-rule profiles add these: the payload programs, and git subcommands. A denied
+# program that runs anyway (an exec of it, or git with a denied subcommand) is a finding.
+DENIED_PROGRAMS = ("touch", "id", "uname", "rm")
+DENIED_GIT = ("commit", "push", "tag")
+BASH_DENY_RULES = (
+    *(f"Bash({p}:*)" for p in DENIED_PROGRAMS),
+    *(f"Bash(git {sub}:*)" for sub in DENIED_GIT),
+)
 
 PATHS = (
     "src/app.py", "src/util.py", "README.md", "notes.txt", "src", ".", "..", "secrets/key",
@@ -65,7 +73,11 @@ WRAPPERS = (
     ("env",), ("env", "NODE_ENV=x"), ("env", "-i"), ("env", "HOME=cfg"), ("env", "-S"),
     ("env", "-C", "src"), ("command",), ("builtin",), ("exec",), ("nohup",),
     ("stdbuf", "-oL"), ("time",), ("setsid",), ("command", "-p"),
+    ("env", "--chd=src"), ("env", "-iu", "x"), ("env", "--split-string"), ("exec", "-ca", "x"),
+    ("setsid", "-f"),
+    ("nice", "-5"), ("ionice", "-c", "3"), ("taskset", "1"), ("chrt", "-o", "0"),
 )
+
 
 # program -> (options, operands). Values may be glued (--opt=v) or separate.
 PROGRAMS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
@@ -186,6 +198,7 @@ GIT_GLOBAL = (
     "--no-pager", "-P", "-c core.pager='{P}'", "-c core.fsmonitor='{P}'", "-C ..", "-C src",
     "--git-dir=cfg", "--work-tree=..", "--exec-path=cfg", "--config-env=core.pager=PAGER",
     "--no-optional-locks", "--literal-pathspecs", "--bare", "-C cfg", "--namespace=x",
+    "-C .", "--git-dir=.git", "--work-tree=.", "-c x.y=1", "--no-pager -C .",
 )
 GIT_SUBCOMMANDS: dict[str, tuple[str, ...]] = {
     "status": ("-s", "-b", "--porcelain", "--ignored", "-uall", "--short", "--show-stash"),
@@ -209,6 +222,7 @@ GIT_SUBCOMMANDS: dict[str, tuple[str, ...]] = {
     "init": ("--template=cfg", "-q", "."),
     "checkout": ("--", ".", "-b", "newb", "HEAD", "src/app.py"),
     "commit": ("-am", "msg", "--allow-empty", "-m", "x", "--no-verify"),
+    "push": ("origin", "-f", "--dry-run", "../outside"),
     "add": ("-A", "."),
     "archive": ("-o", "out.zip", "HEAD", "--remote=../outside"),
     "cat-file": ("-p", "HEAD:secrets/key", "blob", "--batch", "HEAD:.env"),

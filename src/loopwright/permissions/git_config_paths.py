@@ -13,6 +13,7 @@ the config files themselves stay read-only, so nothing new can be added.
 
 from __future__ import annotations
 
+import os
 import shlex
 from pathlib import Path
 
@@ -93,3 +94,24 @@ def _named_path(key: str, value: str, repository: Path, git_dir: Path) -> Path |
     # Includes are relative to the config file; programs run in the worktree's top.
     base = git_dir if key.endswith(".path") and key.startswith("include") else repository
     return (base / program).resolve()
+
+
+def included_configs(home: Path, working_dirs: tuple[Path, ...]) -> list[Path]:
+    """Files that git reads as configuration because a config includes them
+    (``include.path``, ``includeIf.<cond>.path``): from ``~/.gitconfig``,
+    ``~/.config/git/config`` and each working dir's ``.git/config``. They run code as
+    surely as the config itself, so writes to them are protected too."""
+    configs = [home / ".gitconfig", home / ".config" / "git" / "config"]
+    configs += [directory / ".git" / "config" for directory in working_dirs]
+    found: list[Path] = []
+    for config in configs:
+        for key, value in _settings(config):
+            if not (key.startswith(("include.", "includeif.")) and key.endswith(".path")):
+                continue
+            target = value.strip().strip('"')
+            if not target:
+                continue
+            # ``~/`` is HOME; anything else is relative to the including file.
+            path = home / target[2:] if target.startswith("~/") else config.parent / target
+            found.append(Path(os.path.normpath(path)))
+    return list(dict.fromkeys(found))

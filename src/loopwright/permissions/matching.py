@@ -15,8 +15,10 @@ from typing import Any, Literal
 from urllib.parse import urlsplit
 
 from loopwright.permissions.commands import expand_glob
+from loopwright.permissions.normalise import normalise
 from loopwright.permissions.paths import PathSpellings, inside_any, rule_matches_path, spell
 from loopwright.permissions.readonly_use import read_only_use
+from loopwright.permissions.rule_programs import unknown_program_rule
 from loopwright.permissions.rules import (
     EDIT_TOOLS,
     READ_TOOLS,
@@ -177,7 +179,7 @@ def call_facts(
             path = spell(raw, cwd, home) if raw is not None else None
             return CallFacts(name, kind, input, cwd, home, dirs, path=path)
         case "shell":
-            analysis = analyze(str(input.get("command", "")), cwd, dirs)
+            analysis = analyze(str(input.get("command", "")), cwd, dirs, home=home)
             return CallFacts(name, kind, input, cwd, home, dirs, shell=analysis)
         case "web_fetch":
             return CallFacts(name, kind, input, cwd, home, dirs, host=_host(input.get("url")))
@@ -243,7 +245,10 @@ def restrictive_match(rule: PermissionRule, facts: CallFacts) -> bool:
         case "shell":
             assert facts.shell is not None
             regex = command_pattern_regex(rule.specifier)
-            return any(regex.fullmatch(text) for text in facts.shell.deny_texts)
+            if any(regex.fullmatch(text) for text in facts.shell.deny_texts):
+                return True
+            program = unknown_program_rule(rule.specifier)
+            return program is not None and program in facts.shell.programs
         case "read" | "edit":
             if facts.path is None:
                 return False
@@ -261,7 +266,7 @@ def _matches_shell_files(rule: PermissionRule, facts: CallFacts) -> bool:
     targets: list[str] = list(facts.shell.redirect_targets)
     if rule.tool == "Read":
         targets.extend(facts.shell.input_sources)
-    for command in facts.shell.commands:
+    for command in facts.shell.all_commands:
         bases.extend(command.cd_dirs)
         if rule.tool == "Read":
             targets.extend(_files_read(command))
@@ -275,6 +280,38 @@ def _matches_shell_files(rule: PermissionRule, facts: CallFacts) -> bool:
                 if path_rule_matches(rule, spelled, facts):
                     return True
     return False
+
+
+def unknown_files(facts: CallFacts, tool: str) -> str | None:
+    """A file the command reads (``tool`` Read) or writes (Edit) whose path cannot be known
+    before it runs: an expansion, ``~user``, a relative path after a ``cd`` we cannot
+    follow, or arguments that xargs takes from stdin."""
+    if facts.shell is None:
+        return None
+    shell = facts.shell
+    loose = list(shell.redirect_targets) + (list(shell.input_sources) if tool == "Read" else [])
+    if (found := next((t for t in loose if _unknowable(t, True)), None)) is not None:
+        return found
+    for command in shell.all_commands:
+        name = os.path.basename(command.name)
+        if tool == "Read":
+            paths = _files_read(command)
+            touches = bool(paths) or name in _FILE_READERS
+        else:
+            paths = _argument_paths(command) if name in _FILE_WRITERS else []
+            touches = name in _FILE_WRITERS
+        if touches and command.args_from_stdin:
+            return f"the files xargs hands to {name}"
+        for path in paths:
+            if _unknowable(path, command.cwd_known):
+                return path
+    return None
+
+
+def _unknowable(path: str, cwd_known: bool) -> bool:
+    if any(ch in path for ch in "$`") or (path.startswith("~") and not path.startswith("~/")):
+        return path != "~"
+    return not cwd_known and not path.startswith(("/", "~"))
 
 
 def _files_read(command: SimpleCommand) -> list[str]:
@@ -336,13 +373,21 @@ def allow_match(rule: PermissionRule, facts: CallFacts) -> bool:
 
 def command_allowed(command: SimpleCommand, rules: Sequence[PermissionRule]) -> bool:
     """Some rule matches the command — and if the command runs another program through an
-    option (``git -c``, ``tar --to-command``, ``sed s/x/y/e``), the rule spells that option
-    out: a ``*`` never approves it."""
+    option (``git -c``, ``tar --to-command``, ``sed s/x/y/e``) or acts elsewhere through a
+    global option (``git -C``, ``kubectl -n``, ``terraform -chdir``), the rule spells that
+    option out: a ``*`` never approves it. Harmless global options (``git --no-pager``)
+    are set aside, so ``Bash(git status)`` covers ``git --no-pager status``."""
     runner = runner_option(command.words)
+    normalised = normalise(command.words)
+    where = normalised.where if normalised is not None else ()
+    spellings = list(command.spellings)
+    if normalised is not None and not where and not normalised.hidden:
+        spellings += [" ".join(form) for form in normalised.forms[:1]]
     return any(
         rule.specifier is not None
         and (runner is None or runner in rule.specifier)
-        and any(command_pattern_regex(rule.specifier).fullmatch(t) for t in command.spellings)
+        and all(option in rule.specifier for option in where)
+        and any(command_pattern_regex(rule.specifier).fullmatch(t) for t in spellings)
         for rule in rules
     )
 

@@ -7,6 +7,7 @@ callback around it.
 
 from __future__ import annotations
 
+import dataclasses
 import os
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -22,18 +23,26 @@ from loopwright.permissions.commands import (
     shell_is_read_only,
     use_inside,
 )
+from loopwright.permissions.git_config_paths import included_configs
 from loopwright.permissions.matching import (
     CallFacts,
     allow_match,
     call_facts,
     command_allowed,
     restrictive_match,
+    unknown_files,
 )
-from loopwright.permissions.paths import spell, tree_has
-from loopwright.permissions.protected import PROTECTED_DIR_NAMES, PROTECTED_FILE_NAMES
+from loopwright.permissions.paths import PathSpellings, inside_any, spell, tree_has
+from loopwright.permissions.protected import (
+    PROTECTED_DIR_NAMES,
+    PROTECTED_FILE_NAMES,
+    is_protected,
+)
 from loopwright.permissions.read_scope import denied_tree_read
+from loopwright.permissions.rule_programs import rule_program
 from loopwright.permissions.rules import PermissionRule, RuleSet
 from loopwright.permissions.shell import SimpleCommand
+from loopwright.permissions.shell_writes import WRITERS, created_paths
 from loopwright.types import (
     PermissionMode,
 )
@@ -58,6 +67,8 @@ class PermissionPolicy:
     mode: PermissionMode = "default"
     working_dirs: tuple[Path, ...] = ()
     home: Path = field(default_factory=Path.home)
+    # Further modes every call must also satisfy (a subagent's parent's): see modes.py.
+    also_modes: tuple[PermissionMode, ...] = ()
 
     def facts(self, name: str, input: dict[str, Any], cwd: Path) -> CallFacts:
         return call_facts(name, input, cwd, self.home, self.working_dirs or (cwd,))
@@ -78,11 +89,35 @@ class PermissionPolicy:
         *,
         hook_decision: Literal["allow", "ask"] | None = None,
     ) -> Verdict:
+        verdict = self._evaluate_in_mode(name, input, cwd, hook_decision)
+        for mode in self.also_modes:
+            if mode != self.mode:
+                other = dataclasses.replace(self, mode=mode, also_modes=())
+                verdict = _stricter(
+                    verdict, other._evaluate_in_mode(name, input, cwd, hook_decision)
+                )
+        if verdict.behavior == "ask" and "dontAsk" in (self.mode, *self.also_modes):
+            return Verdict(
+                "deny", f"{verdict.reason}; dontAsk mode denies anything not pre-approved"
+            )
+        return verdict
+
+    def _evaluate_in_mode(
+        self,
+        name: str,
+        input: dict[str, Any],
+        cwd: Path,
+        hook_decision: Literal["allow", "ask"] | None,
+    ) -> Verdict:
         facts = self.facts(name, input, cwd)
         if (rule := _first(self.rules.deny, facts)) is not None:
             return Verdict("deny", _denied_by(rule.text), rule.text)
         if (rule := _first(self.rules.ask, facts)) is not None:
             return self._ask(f"matches ask rule {rule.text}", rule.text)
+        if (doubt := self._rule_could_match(facts)) is not None:
+            # Code or paths the analyser cannot see: a deny rule might cover them, so no
+            # mode (bypassPermissions included) approves them unasked.
+            return self._ask(doubt)
         if (tree := self._denied_tree(facts)) is not None:
             # A tree walk would print files a Read deny rule covers: no rule or mode
             # approves that on its own.
@@ -103,6 +138,31 @@ class PermissionPolicy:
         if (verdict := self._allow_step(facts)) is not None:
             return verdict
         return self._ask(_unresolved_reason(facts))
+
+    def _rule_could_match(self, facts: CallFacts) -> str | None:
+        if facts.shell is None:
+            return None
+        restrictive = [r for r in (*self.rules.deny, *self.rules.ask) if _covers_shell(r)]
+        if not restrictive:
+            return None
+        if facts.shell.hidden:
+            return (
+                f"it runs code the analyser cannot see ({facts.shell.hidden[0]}), which the "
+                f"rule {restrictive[0].text} could match; spell the command out"
+            )
+        for rule in restrictive:
+            program = rule_program(rule.specifier or "") if rule.tool == "Bash" else None
+            if program is not None and program in facts.shell.open_programs:
+                return (
+                    f"the arguments of {program} are not known before the command runs, and "
+                    f"the rule {rule.text} could match them; spell them out"
+                )
+            if rule.tool in ("Read", "Edit") and (where := unknown_files(facts, rule.tool)):
+                return (
+                    f"the command touches {where}, which cannot be resolved before it runs, "
+                    f"and the rule {rule.text} could match it; name the file plainly"
+                )
+        return None
 
     def _denied_tree(self, facts: CallFacts) -> str | None:
         if facts.shell is None:
@@ -152,6 +212,8 @@ class PermissionPolicy:
                 if _touches_protected(command, facts) or not args_inside(
                     command, facts.cwd, facts.home, facts.working_dirs, every_arg=True
                 ):
+                    return False
+                if not _lands_inside(command, facts):
                     return False
             elif not self._builtin_shell_ok(command, facts, redirects_ok=True):
                 return False
@@ -204,13 +266,6 @@ class PermissionPolicy:
 # them unasked. One list, shared with the sandbox (which pins and quarantines them).
 _PROTECTED_PARTS = PROTECTED_DIR_NAMES
 _PROTECTED_NAMES = PROTECTED_FILE_NAMES
-
-
-def is_protected(path: str) -> bool:
-    parts = [p for p in path.replace("\\", "/").split("/") if p]
-    return any(p in _PROTECTED_PARTS for p in parts) or bool(
-        parts and parts[-1] in _PROTECTED_NAMES
-    )
 
 
 _CRITICAL_SYSTEM_DIRS = frozenset(
@@ -267,7 +322,7 @@ def protected_write(facts: CallFacts) -> str | None:
     remove: an edit's target, a redirect target, or a path argument of any command that is
     not known to only read."""
     if facts.kind == "edit" and facts.path is not None:
-        hit = [p for p in facts.path.both if is_protected(p)]
+        hit = [p for p in facts.path.both if is_protected(p) or _git_included(p, facts)]
         return hit[0] if hit else None
     if facts.shell is None:
         return None
@@ -307,11 +362,40 @@ def git_config_write(words: Sequence[str]) -> str | None:
     return None
 
 
+def _landings(command: SimpleCommand, facts: CallFacts) -> list[PathSpellings] | None:
+    """Every file the command writes, from every directory a ``cd`` may have led to, as
+    written and where it really lands (each symlink on the way followed)."""
+    found: list[PathSpellings] = []
+    for base in (facts.cwd, *command.cd_dirs):
+        created = created_paths(command.words, base)
+        if created is None:
+            return None
+        found += [spell(path, base, facts.home) for path in created]
+    return found
+
+
+def _lands_inside(command: SimpleCommand, facts: CallFacts) -> bool:
+    """acceptEdits: every file written is a real target inside the working dirs."""
+    landings = _landings(command, facts)
+    return landings is not None and all(
+        inside_any(landing, facts.working_dirs)
+        and not any(is_protected(p) or _git_included(p, facts) for p in landing.both)
+        for landing in landings
+    )
+
+
 def _touches_protected(command: SimpleCommand, facts: CallFacts) -> bool:
     """Any argument, as written or as its glob expands, names a protected file — or is a
-    directory holding one (``cp -r template/. .`` would plant its ``.claude/``)."""
+    directory holding one (``cp -r template/. .`` would plant its ``.claude/``) — or a
+    file it writes lands on one (a shipped ``d/a.txt -> ~/.bashrc``, an archive member)."""
     if any(is_protected(w) for w in command.words[1:]):
         return True
+    if os.path.basename(command.name) in WRITERS:
+        landings = _landings(command, facts)
+        if landings is None or any(
+            is_protected(p) or _git_included(p, facts) for x in landings for p in x.both
+        ):
+            return True
     for base in (facts.cwd, *command.cd_dirs):
         paths = arg_paths(command, base, every_arg=True)
         if paths is None or any(_protected_path(p, base, facts) for p in paths):
@@ -337,12 +421,39 @@ def _holds_protected(path: str) -> bool:
     """A directory with a protected name somewhere inside (bounded; too big counts)."""
     if not os.path.isdir(path) or os.path.islink(path):
         return False
-    return tree_has(path, lambda inner: is_protected(os.path.basename(inner)), _TREE_SCAN_LIMIT)
+    # Judged relative to the tree: the tree's own location does not count.
+    return tree_has(
+        path, lambda inner: is_protected(os.path.relpath(inner, path)), _TREE_SCAN_LIMIT
+    )
 
 
 def _protected_path(path: str, base: Path, facts: CallFacts) -> bool:
     """Protected as written or where it really leads (a symlink a repository shipped)."""
-    return any(is_protected(p) for p in (path, *spell(path, base, facts.home).both))
+    spelled = spell(path, base, facts.home).both
+    return any(is_protected(p) for p in (path, *spelled)) or any(
+        _git_included(p, facts) for p in spelled
+    )
+
+
+def _git_included(path: str, facts: CallFacts) -> bool:
+    """A file that a git config includes (``include.path``): configuration as well."""
+    included = included_configs(facts.home, facts.working_dirs)
+    return any(os.path.realpath(str(c)) == os.path.realpath(path) for c in included)
+
+
+_STRICTNESS: dict[VerdictBehavior, int] = {"allow": 0, "ask": 1, "deny": 2}
+
+
+def _stricter(first: Verdict, second: Verdict) -> Verdict:
+    return second if _STRICTNESS[second.behavior] > _STRICTNESS[first.behavior] else first
+
+
+def _covers_shell(rule: PermissionRule) -> bool:
+    """Deny/ask rules that a hidden command could match: Bash ones, and the file rules
+    that the policy applies to what shell commands read and write."""
+    if rule.specifier is None:
+        return False
+    return rule.matches_tool_name("Bash") or rule.tool in ("Read", "Edit")
 
 
 def _first(rules: Sequence[PermissionRule], facts: CallFacts) -> PermissionRule | None:

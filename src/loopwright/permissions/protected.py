@@ -6,9 +6,9 @@ next agent run; shell profiles and ``.envrc`` run on the next shell or ``cd``; h
 managers' configs run on the next commit. A sandboxed command may edit the project freely
 but never these.
 
-This module is the one list of those names (the permission policy keeps its own copy in
-``permissions/policy.py`` until it imports this one; a test keeps the two in step), and
-the bubblewrap arguments that make the existing ones read-only:
+This module is the one list of those names — the permission policy (``is_protected``)
+and the sandbox both read it — and the bubblewrap arguments that make the existing ones
+read-only:
 
 - ``.git`` is bound onto itself, so it is a mount point: ``mv .git x`` and ``rmdir .git``
   fail with EBUSY and the directory cannot be swapped for a planted one. Its config,
@@ -28,6 +28,7 @@ empty ``.mcp.json`` would break config loading); quarantine.py catches their cre
 
 from __future__ import annotations
 
+import fnmatch
 import os
 from collections.abc import Iterable
 from pathlib import Path
@@ -49,6 +50,10 @@ PROTECTED_DIR_NAMES: frozenset[str] = frozenset(
         ".devcontainer",
         ".yarn",
         ".mvn",  # extensions and jvm.config load on the next build
+        ".ssh",  # config (ProxyCommand, LocalCommand), authorized_keys, keys
+        ".circleci",  # CI: runs on the next push
+        ".buildkite",
+        ".direnv",  # direnv's per-project library, sourced on cd
     }
 )
 PROTECTED_FILE_NAMES: frozenset[str] = frozenset(
@@ -74,7 +79,67 @@ PROTECTED_FILE_NAMES: frozenset[str] = frozenset(
         ".npmrc",  # script-shell / node-options run code on the next npm run
         ".yarnrc",
         ".yarnrc.yml",
+        # Shell start-up files of the other common shells.
+        ".zlogout",
+        ".bash_aliases",
+        ".kshrc",
+        ".mkshrc",
+        ".cshrc",
+        ".tcshrc",
+        ".login",
+        ".logout",
+        ".xprofile",
+        ".xsessionrc",
+        # Tool-version managers and package-manager hooks: run code on the next cd/install.
+        "mise.toml",
+        ".mise.toml",
+        "mise.local.toml",
+        ".mise.local.toml",
+        ".rtx.toml",
+        ".tool-versions",
+        ".pnpmfile.cjs",
+        ".pnpmfile.mjs",
+        "bunfig.toml",
+        ".bunfig.toml",
+        ".env.mise",
+        # Python runs these at every start-up of the interpreter that sees them.
+        "sitecustomize.py",
+        "usercustomize.py",
+        "pyvenv.cfg",
+        # CI workflows: run with the repository's secrets on the next push.
+        ".gitlab-ci.yml",
+        ".travis.yml",
+        "azure-pipelines.yml",
+        "bitbucket-pipelines.yml",
+        "Jenkinsfile",
+        ".drone.yml",
+        ".woodpecker.yml",
     }
+)
+# Places named by more than one component (``.config/git``): protected at any depth, the
+# files inside them included. Components are fnmatch patterns (``bin/activate*``).
+PROTECTED_PATHS: tuple[tuple[str, ...], ...] = (
+    (".config", "git"),  # git's XDG config, attributes, ignore
+    (".config", "fish"),  # config.fish, conf.d/, functions/
+    (".config", "loopwright"),  # loopwright's own env and settings
+    (".config", "mise"),
+    (".config", "direnv"),
+    (".config", "nushell"),
+    (".config", "environment.d"),
+    (".config", "systemd"),  # user units start programs
+    (".config", "autostart"),
+    (".config", "zsh"),
+    (".github", "workflows"),
+    (".github", "actions"),
+    (".gitea", "workflows"),
+    (".forgejo", "workflows"),
+    (".gitlab", "ci"),
+    ("bin", "activate*"),  # virtualenv activate scripts (and activate_this.py)
+    ("Scripts", "activate*"),
+    ("bin", "Activate.ps1"),
+    ("site-packages", "*.pth"),  # .pth lines starting with ``import`` run at start-up
+    ("dist-packages", "*.pth"),
+    (".local", "bin"),  # first on PATH in many profiles: a planted ``git`` runs there
 )
 # Inside a git directory: what git reads as configuration or runs as code.
 GIT_DIR_PROTECTED: tuple[str, ...] = (
@@ -88,8 +153,39 @@ GIT_DIR_PROTECTED: tuple[str, ...] = (
 
 
 def top_level_names() -> list[str]:
-    """Every protected name at the top of a working dir, ``.git`` first."""
-    return [".git", *sorted((PROTECTED_DIR_NAMES | PROTECTED_FILE_NAMES) - {".git"})]
+    """Every protected name at the top of a working dir, ``.git`` first (and the literal
+    multi-component places, such as ``.config/git``, as relative paths)."""
+    names = sorted((PROTECTED_DIR_NAMES | PROTECTED_FILE_NAMES) - {".git"})
+    nested = ["/".join(p) for p in PROTECTED_PATHS if not any(_is_glob(c) for c in p)]
+    return [".git", *names, *nested]
+
+
+def is_protected(path: str) -> bool:
+    """Whether ``path`` (as written or resolved; relative or absolute) is, or lies inside,
+    a file that runs code later or widens the agent — wherever it sits: in a project, in
+    HOME (a working dir may be HOME itself), or anywhere else."""
+    parts = [p for p in path.replace("\\", "/").split("/") if p]
+    if not parts:
+        return False
+    if parts[-1] in PROTECTED_FILE_NAMES or any(p in PROTECTED_DIR_NAMES for p in parts):
+        return True
+    return any(_window_matches(parts, pattern) for pattern in PROTECTED_PATHS)
+
+
+def _window_matches(parts: list[str], pattern: tuple[str, ...]) -> bool:
+    width = len(pattern)
+    for start in range(len(parts) - width + 1):
+        if all(_component(parts[start + i], pattern[i]) for i in range(width)):
+            return True
+    return False
+
+
+def _component(name: str, pattern: str) -> bool:
+    return fnmatch.fnmatchcase(name, pattern) if _is_glob(pattern) else name == pattern
+
+
+def _is_glob(pattern: str) -> bool:
+    return any(ch in pattern for ch in "*?[")
 
 
 def protected_bind_args(working_dir: Path) -> list[str]:

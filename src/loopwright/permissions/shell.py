@@ -10,12 +10,22 @@ fall back to a crude split when the parser gives up.
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from loopwright.permissions.nested_code import (
+    SHELLS,
+    interpreter_code,
+    interpreter_reads_stdin,
+    shell_code,
+    trap_code,
+)
+from loopwright.permissions.normalise import normalise
+from loopwright.permissions.runs_programs import runner_option
 from loopwright.permissions.shell_literal import (
     HARMLESS_ASSIGNMENTS,
     harmless_assignment,
@@ -27,12 +37,13 @@ from loopwright.permissions.shell_words import (
     find_exec_commands,
     quote,
     strip_wrapper_flags,
-    strip_wrappers,
+    wrapped_suffixes,
 )
+from loopwright.permissions.unwrap import unwrap
 
 MAX_COMMAND_LENGTH = 10_000
 
-_SHELLS = frozenset({"sh", "bash", "zsh", "dash", "ksh", "fish"})
+_SHELLS = SHELLS
 _INTERPRETERS = _SHELLS | {"python", "python3", "perl", "ruby", "node", "php", "lua"}
 _ALWAYS_UNSAFE = frozenset(
     {
@@ -53,6 +64,9 @@ _ALWAYS_UNSAFE = frozenset(
 _FIND_EXEC = frozenset(
     {"-exec", "-execdir", "-ok", "-okdir", "-delete", "-fprint", "-fprint0", "-fprintf", "-fls"}
 )
+_SYSTEM_BIN = ("/bin/", "/usr/bin/", "/sbin/", "/usr/sbin/", "/usr/local/bin/")
+# git options that pick another repository rather than run a program.
+_ELSEWHERE = ("-C", "--git-dir", "--work-tree")
 _SAFE_REDIRECT_TARGETS = frozenset({"/dev/null", "/dev/stdout", "/dev/stderr"})
 _SUBSTITUTION_TEXT = re.compile(r"\$\(|`|<\(|>\(")
 _OUTPUT_REDIRECTS = frozenset({">", ">>", ">|", "&>", "&>>", ">&"})
@@ -103,6 +117,20 @@ class ShellAnalysis:
     # Files fed to commands with ``<``: reads, so Read deny rules apply to them.
     input_sources: tuple[str, ...] = ()
     unsafe: tuple[str, ...] = ()
+    # Code that runs but cannot be seen (a shell reading a pipe, ``eval "$x"``, a command
+    # name from a variable…): a deny rule could match it, so it asks even in bypass mode.
+    hidden: tuple[str, ...] = ()
+    # Every program the line starts, at every wrapper level and nesting (basenames).
+    programs: tuple[str, ...] = ()
+    # Commands inside ``sh -c``, eval, trap, heredocs fed to a shell: file rules apply.
+    nested_commands: tuple[SimpleCommand, ...] = ()
+    # Programs whose arguments are not all known before the line runs (an expansion, a
+    # glob, arguments from xargs): ``git $sub`` may be ``git push``.
+    open_programs: tuple[str, ...] = ()
+
+    @property
+    def all_commands(self) -> tuple[SimpleCommand, ...]:
+        return (*self.commands, *self.nested_commands)
 
     @property
     def safe(self) -> bool:
@@ -122,13 +150,27 @@ class _Collector:
     # Where later commands may run after ``cd``s seen so far; None once one is unknowable.
     cd_dirs: list[Path] | None = field(default_factory=list[Path])
     source: str = ""
+    home: Path | None = None
+    hidden: list[str] = field(default_factory=list[str])
+    programs: list[str] = field(default_factory=list[str])
+    nested_commands: list[SimpleCommand] = field(default_factory=list[SimpleCommand])
+    open_programs: list[str] = field(default_factory=list[str])
+    # The command being visited reads a pipe (it is not the first of a pipeline).
+    piped: bool = False
 
 
 def analyze(
-    command: str, cwd: Path, working_dirs: tuple[Path, ...] = (), *, depth: int = 0
+    command: str,
+    cwd: Path,
+    working_dirs: tuple[Path, ...] = (),
+    *,
+    depth: int = 0,
+    home: Path | None = None,
 ) -> ShellAnalysis:
-    """Split ``command`` and judge whether an allow rule may approve it."""
-    collector = _Collector(cwd, working_dirs or (cwd,), source=command)
+    """Split ``command`` and judge whether an allow rule may approve it. With ``home``,
+    ``~``, ``$HOME`` and ``"$HOME/…"`` are expanded as bash would (for deny rules and
+    paths; a ``$HOME`` word still keeps allow rules off, as any expansion does)."""
+    collector = _Collector(cwd, working_dirs or (cwd,), source=command, home=home)
     if len(command) > MAX_COMMAND_LENGTH:
         collector.unsafe.append(f"command longer than {MAX_COMMAND_LENGTH} characters")
     # Imported here: building bashlex's parser tables takes ~100 ms, paid on the first
@@ -139,6 +181,7 @@ def analyze(
         trees = bashlex.parse(command)
     except Exception as exc:  # bashlex raises several unrelated types
         collector.unsafe.append(f"the shell parser could not read it ({exc})")
+        collector.hidden.append("the shell parser could not read the command")
         collector.deny_texts.extend(crude_split(command))
         trees = []
     for tree in trees:
@@ -155,7 +198,35 @@ def analyze(
         tuple(collector.redirects),
         tuple(collector.inputs),
         tuple(dict.fromkeys(collector.unsafe)),
+        tuple(dict.fromkeys(collector.hidden)),
+        tuple(dict.fromkeys(collector.programs)),
+        tuple(collector.nested_commands),
+        tuple(dict.fromkeys(collector.open_programs)),
     )
+
+
+def _nested(text: str, out: _Collector, depth: int) -> ShellAnalysis:
+    """Analyse code found inside a command; its deny texts, programs and hidden code
+    count as the outer command's."""
+    inner = analyze(text, out.cwd, out.working_dirs, depth=depth + 1, home=out.home)
+    out.deny_texts.extend(inner.deny_texts)
+    out.programs.extend(inner.programs)
+    out.hidden.extend(inner.hidden)
+    out.redirects.extend(inner.redirect_targets)
+    out.inputs.extend(inner.input_sources)
+    out.open_programs.extend(inner.open_programs)
+    for command in inner.all_commands:
+        # The nested code runs wherever the outer line's ``cd``s have taken it.
+        outer_known = out.cd_dirs is not None
+        moved = (*(out.cd_dirs or ()), *command.cd_dirs)
+        out.nested_commands.append(
+            dataclasses.replace(
+                command,
+                cd_dirs=tuple(dict.fromkeys(moved)),
+                cwd_known=command.cwd_known and outer_known,
+            )
+        )
+    return inner
 
 
 def _visit(node: Any, out: _Collector, depth: int, *, in_substitution: bool) -> None:
@@ -163,8 +234,14 @@ def _visit(node: Any, out: _Collector, depth: int, *, in_substitution: bool) -> 
     if kind == "command":
         _visit_command(node, out, depth, in_substitution=in_substitution)
     elif kind in ("list", "pipeline"):
+        was_piped = out.piped
+        seen_command = False
         for part in node.parts:
+            if kind == "pipeline":
+                out.piped = was_piped or seen_command
+                seen_command = seen_command or part.kind in ("command", "compound")
             _visit(part, out, depth, in_substitution=in_substitution)
+        out.piped = was_piped
         if kind == "pipeline":
             _check_heredoc_into_interpreter(node, out)
     elif kind == "compound":
@@ -201,6 +278,7 @@ def _visit_compound(node: Any, out: _Collector, depth: int, *, in_substitution: 
 
 def _visit_command(node: Any, out: _Collector, depth: int, *, in_substitution: bool) -> None:
     words: list[str] = []
+    raws: list[str] = []
     positions: list[tuple[int, int]] = []
     assignments: list[str] = []
     for part in node.parts:
@@ -214,17 +292,24 @@ def _visit_command(node: Any, out: _Collector, depth: int, *, in_substitution: b
                         f"it sets {name} (only {', '.join(sorted(HARMLESS_ASSIGNMENTS))} "
                         "may be set, to plain literal values)"
                     )
+                    # PATH, HOME, GIT_CONFIG_*, PAGER…: what runs is no longer on the line.
+                    out.hidden.append(f"it sets {name}, which can change what commands run")
             else:
                 words.append(part.word)
+                raws.append(raw)
                 positions.append(part.pos)
                 _check_literal(raw, out)
             _scan_expansions(part, out, depth)
         elif part.kind == "word":
             if not words and _has_parameter(part):
                 out.unsafe.append(f"the command name {part.word!r} comes from a variable")
+                out.hidden.append(f"the command name {raw!r} comes from an expansion")
+            elif not words and word_kind(raw) != "literal":
+                out.hidden.append(f"the command name {raw!r} expands at run time")
             if not words and word_kind(raw) == "glob":
                 out.unsafe.append("a glob in the command name")
-            words.append(part.word)
+            words.append(expand_home(raw, part.word, out.home))
+            raws.append(raw)
             positions.append(part.pos)
             _check_literal(raw, out)
             _scan_expansions(part, out, depth)
@@ -232,8 +317,29 @@ def _visit_command(node: Any, out: _Collector, depth: int, *, in_substitution: b
             _record_redirect(part, out)
     if not words:
         return
-    _add_command(words, positions, assignments, out, depth)
-    _check_heredoc(node, strip_wrappers(words)[0], out, depth)
+    real = _add_command(words, raws, positions, out, depth)
+    _check_heredoc(node, real, out, depth)
+
+
+_HOME_PREFIXES = ("$HOME", "${HOME}", '"$HOME"', '"${HOME}"', '"$HOME/', '"${HOME}/')
+
+
+def expand_home(raw: str, word: str, home: Path | None) -> str:
+    """``~``, ``~/x``, ``$HOME/x``, ``"$HOME/x"`` as bash expands them (when home is known
+    and nothing else in the word expands)."""
+    if home is None:
+        return word
+    if raw == "~" or raw.startswith("~/"):
+        return str(home) + word[1:]
+    for prefix in ("${HOME}", "$HOME"):
+        if word.startswith(prefix) and raw.startswith(_HOME_PREFIXES):
+            rest = word[len(prefix) :]
+            if rest and rest[0] not in "/":
+                return word  # $HOMEDIR is another variable
+            if "$" in rest or "`" in rest:
+                return word
+            return str(home) + rest
+    return word
 
 
 def _check_literal(raw: str, out: _Collector) -> None:
@@ -249,39 +355,64 @@ def _check_heredoc(node: Any, words: list[str], out: _Collector, depth: int) -> 
     if not heredocs or not words or os.path.basename(words[0]) not in _INTERPRETERS:
         return
     out.unsafe.append("a heredoc fed to a shell or interpreter")
-    _heredoc_deny_texts(node, out, depth)
+    if shell_code(words)[0] == "stdin":
+        _heredoc_deny_texts(node, out, depth)
+    elif os.path.basename(words[0]) not in _SHELLS:
+        out.hidden.append(f"a heredoc fed to {os.path.basename(words[0])}")
 
 
 def _heredoc_deny_texts(node: Any, out: _Collector, depth: int = 0) -> None:
-    """A heredoc that a shell reads is a script: deny rules apply to its lines too."""
+    """A heredoc or here-string that a shell reads is a script: deny rules apply to it."""
     for part in node.parts:
-        if part.kind != "redirect" or part.type not in ("<<", "<<-"):
+        if part.kind != "redirect" or part.type not in ("<<", "<<-", "<<<"):
             continue
-        body = getattr(getattr(part, "heredoc", None), "value", "") or ""
+        if part.type == "<<<":
+            target = part.output
+            raw = out.source[target.pos[0] : target.pos[1]] if hasattr(target, "pos") else ""
+            body = getattr(target, "word", "") or ""
+            if word_kind(raw) == "expanding":
+                out.hidden.append("a here-string fed to a shell is not literal")
+        else:
+            body = getattr(getattr(part, "heredoc", None), "value", "") or ""
+            if "$" in body or "`" in body:
+                out.hidden.append("a heredoc fed to a shell expands before it runs")
         if depth < 3 and body:
-            inner = analyze(body, out.cwd, out.working_dirs, depth=depth + 1)
-            out.deny_texts.extend(inner.deny_texts)
+            _nested(body, out, depth)
+        elif body:
+            out.hidden.append("shell code nested too deeply to check")
 
 
 def _add_command(
     words: list[str],
+    raws: list[str],
     positions: list[tuple[int, int]],
-    assignments: list[str],
     out: _Collector,
     depth: int,
-) -> None:
-    stripped, notes = strip_wrappers(words)
+) -> list[str]:
+    """Record one simple command; returns the words of what really runs."""
+    unwrapped = unwrap(words)
+    stripped = unwrapped.allow_words
     # Wrappers are a prefix of the words, so the kept words are the last len(stripped).
     kept = positions[len(words) - len(stripped) :]
     source_text = out.source[kept[0][0] : kept[-1][1]] if kept else ""
-    out.unsafe.extend(notes)
+    out.unsafe.extend(unwrapped.notes)
+    out.hidden.extend(n for n in unwrapped.notes if n.startswith(("env sets", "env -i")))
+    if unwrapped.unparsed:
+        out.hidden.append("a wrapper whose options cannot be read runs a command")
+    levels = [*unwrapped.levels, *wrapped_suffixes(words), strip_wrapper_flags(words)]
     variants = [*deny_variants(words, stripped), source_text]
+    for level in levels:
+        variants.extend(_level_texts(level, out))
     out.deny_texts.extend(variants)
     if stripped:
         _check_command(stripped, out, depth)
-    for candidate in (stripped, strip_wrapper_flags(words)):
-        _nested_deny_texts(candidate, out, depth)
-    via_xargs = any(os.path.basename(w) == "xargs" for w in words[: len(words) - len(stripped)])
+    real_raws = raws[len(words) - len(unwrapped.real_words) :]
+    for level in levels:
+        _nested_code(level, real_raws if level == unwrapped.real_words else [], out, depth)
+    if unwrapped.args_from_stdin or any(word_kind(r) != "literal" for r in raws[1:]):
+        out.open_programs.extend(os.path.basename(level[0]) for level in levels if level)
+    if unwrapped.input_in_words and shell_code(unwrapped.real_words)[0] == "string":
+        out.hidden.append("xargs -I pastes its input into a shell script")
     out.commands.append(
         SimpleCommand(
             tuple(stripped),
@@ -289,11 +420,33 @@ def _add_command(
             source_text,
             tuple(out.cd_dirs or ()),
             out.cd_dirs is not None,
-            via_xargs,
+            unwrapped.args_from_stdin,
         )
     )
     if stripped:
         _follow_cd(stripped, out)
+    return unwrapped.real_words
+
+
+def _level_texts(words: list[str], out: _Collector) -> list[str]:
+    """Deny spellings of one wrapper level: as is, and normalised (``git -C . push`` is
+    ``git push``; ``sudo -u x rm`` is also ``sudo rm``)."""
+    if not words:
+        return []
+    out.programs.append(os.path.basename(words[0]))
+    texts: list[str] = []
+    normalised = normalise(words)
+    forms = [tuple(words)] + (list(normalised.forms) if normalised else [])
+    if normalised is not None:
+        out.hidden.extend(normalised.hidden)
+        out.unsafe.extend(normalised.hidden)
+    inner = unwrap(words)
+    if len(inner.levels) > 1 and inner.levels[1]:
+        forms.append((os.path.basename(words[0]), *inner.levels[1]))
+    for form in forms:
+        texts.append(" ".join(form))
+        texts.append(" ".join(quote(w) for w in form))
+    return texts
 
 
 def _follow_cd(words: list[str], out: _Collector) -> None:
@@ -304,6 +457,8 @@ def _follow_cd(words: list[str], out: _Collector) -> None:
         return
     args = [w for w in words[1:] if w not in ("-P", "-L", "-e", "-@", "--")]
     target = args[0] if len(args) == 1 and name != "popd" else None
+    if not args and name == "cd" and out.home is not None:
+        target = str(out.home)  # plain ``cd`` goes home
     if (
         target is None
         or target == "-"
@@ -327,30 +482,65 @@ def _check_command(words: list[str], out: _Collector, depth: int) -> None:
         out.unsafe.append("find with -exec/-delete/-fprint runs or deletes beyond a listing")
     if name in ("cd", "pushd", "popd"):
         out.changes_dir = True
-    if name in _SHELLS and "-c" in words[1:]:
+    if shell_code(words)[0] == "string":
         out.unsafe.append(f"'{name} -c' runs a command string")
 
 
-def _nested_deny_texts(words: list[str], out: _Collector, depth: int) -> None:
-    """Commands hidden in arguments — ``sh -c '…'``, ``eval …``, ``find -exec …`` — are
-    still commands as far as deny rules go, however deeply they are wrapped."""
-    if not words or depth >= 3:
+def _nested_code(words: list[str], raws: list[str], out: _Collector, depth: int) -> None:
+    """Commands hidden in arguments — ``sh -c '…'``, ``eval …``, ``trap '…' EXIT``,
+    ``find -exec …`` — are still commands as far as deny rules go, however deeply they are
+    wrapped. Code that cannot be read from the line is recorded as hidden."""
+    if not words:
+        return
+    if depth >= 3:
+        out.hidden.append("shell code nested too deeply to check")
         return
     name = os.path.basename(words[0])
-    inner_text: str | None = None
+    literal = all(word_kind(r) != "expanding" for r in raws[1:])
     if name == "eval":
-        inner_text = " ".join(words[1:])
-    elif name in _SHELLS and "-c" in words[1:]:
-        index = words.index("-c")
-        inner_text = words[index + 1] if index + 1 < len(words) else None
+        _nested(" ".join(words[1:]), out, depth)
+        if not literal:
+            out.hidden.append("eval of text that expands at run time")
+    elif (trap := trap_code(words)) is not None:
+        _nested(trap, out, depth)
+        if not literal:
+            out.hidden.append("trap of text that expands at run time")
+    elif name in _SHELLS:
+        _nested_shell(words, raws, out, depth)
     elif name == "find":
         for inner in find_exec_commands(words):
-            stripped = strip_wrappers(inner)[0]
-            out.deny_texts.extend(deny_variants(inner, stripped))
-            _nested_deny_texts(strip_wrapper_flags(inner), out, depth + 1)
-    if inner_text:
-        nested = analyze(inner_text, out.cwd, out.working_dirs, depth=depth + 1)
-        out.deny_texts.extend(nested.deny_texts)
+            unwrapped = unwrap(inner)
+            out.deny_texts.extend(deny_variants(inner, unwrapped.allow_words))
+            for level in unwrapped.levels:
+                out.deny_texts.extend(_level_texts(level, out))
+                _nested_code(level, [], out, depth + 1)
+    elif name in ("source", "."):
+        out.hidden.append(f"'{name}' runs a script that is not on the line")
+    elif "/" in words[0] and not os.path.normpath(words[0]).startswith(_SYSTEM_BIN):
+        out.hidden.append(f"{words[0]} is a program or script from the file system")
+    elif interpreter_code(words) is not None:
+        out.hidden.append(f"{name} runs program text given on the line")
+    elif interpreter_reads_stdin(words) and out.piped:
+        out.hidden.append(f"{name} runs what a pipe feeds it")
+    elif (runner := runner_option(words)) is not None and not runner.startswith(_ELSEWHERE):
+        out.hidden.append(f"{name} runs another program through {runner}")
+
+
+def _nested_shell(words: list[str], raws: list[str], out: _Collector, depth: int) -> None:
+    source, code = shell_code(words)
+    name = os.path.basename(words[0])
+    if source == "string":
+        if code is None:
+            return
+        _nested(code, out, depth)
+        index = len(words) - 1 - words[::-1].index(code)
+        raw = raws[index] if raws and index < len(raws) else ""
+        if raw and word_kind(raw) == "expanding":
+            out.hidden.append(f"'{name} -c' runs text that expands at run time")
+    elif source == "stdin" and out.piped:
+        out.hidden.append(f"'{name}' runs commands that a pipe feeds it")
+    elif source == "file" and code is not None:
+        out.hidden.append(f"'{name}' runs the script {code}, which is not on the line")
 
 
 def _scan_expansions(node: Any, out: _Collector, depth: int) -> None:
@@ -379,7 +569,8 @@ def _record_redirect(node: Any, out: _Collector) -> None:
         return
     if isinstance(target, int) or target is None:
         return
-    word: str = target.word
+    raw = out.source[target.pos[0] : target.pos[1]] if hasattr(target, "pos") else target.word
+    word: str = expand_home(raw, target.word, out.home)
     _scan_expansions(target, out, 0)
     if word in _SAFE_REDIRECT_TARGETS or word == "/dev/stdin":
         return
@@ -389,8 +580,8 @@ def _record_redirect(node: Any, out: _Collector) -> None:
         out.redirects.append(word)
     if not writes or rtype == "<>":
         out.inputs.append(word)
-    if word.startswith("~") or any(ch in word for ch in "*?[{$`"):
-        out.unsafe.append(f"a redirect to {word!r} whose target cannot be known")
+    if raw.startswith(("~", "$", '"$')) or any(ch in word for ch in "*?[{$`"):
+        out.unsafe.append(f"a redirect to {raw!r} whose target cannot be known")
         return
     if out.changes_dir and not word.startswith("/"):
         out.unsafe.append(f"a redirect to {word!r} after a directory change")

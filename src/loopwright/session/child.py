@@ -8,10 +8,12 @@ import dataclasses
 from loopwright.context.tokens import ContextMeter
 from loopwright.models.settings import ModelSettings
 from loopwright.options import AgentDefinition
+from loopwright.permissions.modes import subagent_modes
+from loopwright.permissions.policy import PermissionPolicy
 from loopwright.session.agent import Agent
 from loopwright.session.resolve import resolve_model, with_retries
 from loopwright.session.session import Session
-from loopwright.subagents.tool import RUN_SUBAGENT_SERVICE, narrow_tools, narrower_mode
+from loopwright.subagents.tool import RUN_SUBAGENT_SERVICE, narrow_tools
 from loopwright.tools.base import SessionState, Tool
 from loopwright.tools.structured_output import STRUCTURED_OUTPUT_TOOL_NAME
 from loopwright.tools.tool_search import TOOL_SEARCH_NAME, DeferredToolRegistry
@@ -61,9 +63,14 @@ def _child_agent(
     hook_fields = {"agent_id": tool_use_id, "agent_type": name}
     gate = own.gate
     if own.gate_factory is not None:
-        gate = own.gate_factory(
-            narrower_mode(own.permission_mode, definition.permission_mode), hook_fields
-        )
+        # The stricter of the parent's and the definition's mode, in every respect
+        # (plan under dontAsk neither asks nor edits): see permissions/modes.py.
+        parent_policy = getattr(own.gate, "policy", None)
+        inherited = getattr(parent_policy, "also_modes", ())
+        mode, also = subagent_modes((own.permission_mode, *inherited), definition.permission_mode)
+        gate = own.gate_factory(mode, hook_fields)
+        if isinstance(policy := getattr(gate, "policy", None), PermissionPolicy):
+            policy.also_modes = also
     return dataclasses.replace(
         own,
         options=options,

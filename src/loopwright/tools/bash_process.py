@@ -17,6 +17,8 @@ import signal
 from pathlib import Path
 from typing import IO, Any, Protocol
 
+from loopwright.tools.git_discovery import pinned_git_env
+
 # How long a group gets between SIGTERM and SIGKILL.
 TERMINATE_GRACE_SECONDS = 1.0
 CWD_FILE_ENV = "LOOPWRIGHT_CWD_FILE"
@@ -69,6 +71,7 @@ async def spawn_shell(
         env.pop(name, None)
     if cwd_file is not None:
         env[CWD_FILE_ENV] = str(cwd_file)
+    env.update(pinned_git_env(env, cwd))  # no planted bare repository is ever used
     argv = [bash_executable(), "-c", shell_script(command, cwd_file)]
     if wrapper is not None:
         argv, env = wrapper.wrap(argv, env, str(cwd))
