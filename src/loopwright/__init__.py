@@ -30,6 +30,12 @@ _EXPORTS: dict[str, str] = {
     "ConfigurationError": "loopwright.errors",
     "ModelError": "loopwright.errors",
     "ResultError": "loopwright.errors",
+    "ApprovalError": "loopwright.errors",
+    "PermissionResultAllow": "loopwright.types",
+    "PermissionResultDeny": "loopwright.types",
+    "PermissionResultDefer": "loopwright.types",
+    "PendingCall": "loopwright.sessions.approvals",
+    "get_pending_approvals": "loopwright.sessions.api",
     "Message": "loopwright.messages",
     "SystemMessage": "loopwright.messages",
     "AssistantMessage": "loopwright.messages",
@@ -53,6 +59,7 @@ _EXPORTS: dict[str, str] = {
 
 __all__ = [
     "AgentDefinition",
+    "ApprovalError",
     "AssistantMessage",
     "Client",
     "ConfigurationError",
@@ -68,6 +75,10 @@ __all__ = [
     "ModelRequest",
     "ModelSettings",
     "Options",
+    "PendingCall",
+    "PermissionResultAllow",
+    "PermissionResultDefer",
+    "PermissionResultDeny",
     "ResultError",
     "ResultMessage",
     "ServerToolBlock",
@@ -83,6 +94,7 @@ __all__ = [
     "ToolUseBlock",
     "Usage",
     "UserMessage",
+    "get_pending_approvals",
     "handoff",
     "message_from_dict",
     "query",
@@ -93,7 +105,13 @@ __all__ = [
 
 if TYPE_CHECKING:
     from loopwright.client import Client, query, run, run_sync
-    from loopwright.errors import ConfigurationError, LoopwrightError, ModelError, ResultError
+    from loopwright.errors import (
+        ApprovalError,
+        ConfigurationError,
+        LoopwrightError,
+        ModelError,
+        ResultError,
+    )
     from loopwright.guardrails import Guardrail, GuardrailInput, GuardrailVerdict
     from loopwright.messages import (
         AssistantMessage,
@@ -113,8 +131,11 @@ if TYPE_CHECKING:
     )
     from loopwright.models.base import Model, ModelRequest, ThinkingConfig
     from loopwright.options import AgentDefinition, ModelSettings, Options
+    from loopwright.sessions.api import get_pending_approvals
+    from loopwright.sessions.approvals import PendingCall
     from loopwright.subagents.handoffs import HandoffAgent, handoff
     from loopwright.tools.base import Tool, ToolContext, ToolResult, tool
+    from loopwright.types import PermissionResultAllow, PermissionResultDefer, PermissionResultDeny
 
 
 def __getattr__(name: str) -> Any:

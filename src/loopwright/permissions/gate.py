@@ -16,13 +16,16 @@ from typing import Any
 from loopwright.hooks.payloads import hook_payload, outcome_notices
 from loopwright.hooks.runner import HookEvent, HookOutcome, HookRunner
 from loopwright.messages import TextBlock
+from loopwright.permissions.matching import restrictive_match
 from loopwright.permissions.policy import PermissionPolicy, Verdict
+from loopwright.permissions.rules import PermissionRule
 from loopwright.tools.base import GateDecision, GateReport, Tool, ToolContext, ToolResult
 from loopwright.types import (
     CanUseTool,
     HookNotice,
     PermissionMode,
     PermissionResultAllow,
+    PermissionResultDefer,
     PermissionResultDeny,
     ToolPermissionContext,
 )
@@ -55,6 +58,8 @@ class PermissionGate:
         self.stop_reason: str | None = None
         # Rules that were dropped at start (e.g. an allow glob like "*"); worth showing once.
         self.rule_warnings: list[str] = []
+        # Calls these match wait for a person's approval (defer_tools, needs_approval).
+        self.defer_rules: tuple[PermissionRule, ...] = ()
 
     @property
     def mode(self) -> PermissionMode:
@@ -88,7 +93,11 @@ class PermissionGate:
             return self._deny(name, input, ctx, reason)
         current = pre.updated_input if pre.updated_input is not None else input
         hook_decision = pre.permission_decision
+        if hook_decision == "defer":
+            return self._defer(name, current, ctx, pre.reason or "a PreToolUse hook deferred it")
         verdict = self.policy.evaluate(name, current, cwd, hook_decision=hook_decision)
+        if verdict.behavior != "deny" and (rule := self._defer_rule(name, current, ctx)):
+            return self._defer(name, current, ctx, f"matches approval rule {rule}")
         match verdict.behavior:
             case "deny":
                 return self._deny(name, current, ctx, verdict.reason)
@@ -149,13 +158,15 @@ class PermissionGate:
                     answer.message or "denied by can_use_tool",
                     interrupt=answer.interrupt,
                 )
+            case PermissionResultDefer():
+                return self._defer(name, input, ctx, answer.reason or verdict.reason)
             case _:
                 return self._deny(
                     name,
                     input,
                     ctx,
-                    "can_use_tool must return "
-                    "PermissionResultAllow or PermissionResultDeny, got "
+                    "can_use_tool must return PermissionResultAllow, "
+                    "PermissionResultDeny or PermissionResultDefer, got "
                     f"{type(answer).__name__}",
                 )
 
@@ -167,6 +178,23 @@ class PermissionGate:
         if denied is not None:
             return self._deny(name, input, ctx, denied.reason)
         return GateDecision(True, input, additional_context=pre.additional_context)
+
+    def _defer_rule(self, name: str, input: dict[str, Any], ctx: ToolContext) -> str | None:
+        if not self.defer_rules:
+            return None
+        facts = self.policy.facts(name, input, ctx.cwd)
+        return next((r.text for r in self.defer_rules if restrictive_match(r, facts)), None)
+
+    def _defer(
+        self, name: str, input: dict[str, Any], ctx: ToolContext, reason: str
+    ) -> GateDecision:
+        # A deny rule still wins: a call no approval could let run is denied at once.
+        denied = self.policy.denied_by_rule(name, input, ctx.cwd)
+        if denied is not None:
+            return self._deny(name, input, ctx, denied.reason)
+        return GateDecision(
+            False, input, message=reason, deferred=True, suggestion=suggested_rule(name, input)
+        )
 
     def _deny(
         self,
@@ -245,6 +273,14 @@ class PermissionGate:
         )
         self.notices.extend(outcome_notices(event, outcome))
         return outcome
+
+
+def suggested_rule(name: str, input: dict[str, Any]) -> str:
+    """A rule an approver may choose "always" with: this exact command, or the tool."""
+    command = input.get("command")
+    if name == "Bash" and isinstance(command, str) and "\n" not in command:
+        return f"Bash({command})"
+    return name
 
 
 def _no_callback_message(name: str, verdict: Verdict) -> str:
