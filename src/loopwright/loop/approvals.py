@@ -137,6 +137,7 @@ def _allow_for_session(session: Session, rules: Sequence[str]) -> None:
     if rules and isinstance(gate, PermissionGate):
         added = RuleSet.from_strings(allow=rules, anchor=session.state.cwd, source="session")
         gate.policy.rules = gate.policy.rules + added
+        gate.approved_rules = (*gate.approved_rules, *added.allow)
 
 
 class ApprovalGate:

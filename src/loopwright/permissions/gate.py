@@ -16,7 +16,12 @@ from typing import Any
 from loopwright.hooks.payloads import hook_payload, outcome_notices
 from loopwright.hooks.runner import HookEvent, HookOutcome, HookRunner
 from loopwright.messages import TextBlock
-from loopwright.permissions.matching import restrictive_match
+from loopwright.permissions.matching import (
+    CallFacts,
+    allow_match,
+    command_allowed,
+    restrictive_match,
+)
 from loopwright.permissions.policy import PermissionPolicy, Verdict
 from loopwright.permissions.rules import PermissionRule
 from loopwright.tools.base import GateDecision, GateReport, Tool, ToolContext, ToolResult
@@ -60,6 +65,8 @@ class PermissionGate:
         self.rule_warnings: list[str] = []
         # Calls these match wait for a person's approval (defer_tools, needs_approval).
         self.defer_rules: tuple[PermissionRule, ...] = ()
+        # Allow rules an approver chose "always" for: such calls no longer wait.
+        self.approved_rules: tuple[PermissionRule, ...] = ()
 
     @property
     def mode(self) -> PermissionMode:
@@ -183,7 +190,16 @@ class PermissionGate:
         if not self.defer_rules:
             return None
         facts = self.policy.facts(name, input, ctx.cwd)
-        return next((r.text for r in self.defer_rules if restrictive_match(r, facts)), None)
+        rule = next((r.text for r in self.defer_rules if restrictive_match(r, facts)), None)
+        return None if rule is None or self._approved_always(facts) else rule
+
+    def _approved_always(self, facts: CallFacts) -> bool:
+        rules = self.approved_rules
+        if facts.shell is None:
+            return any(allow_match(r, facts) for r in rules)
+        bash = [r for r in rules if r.matches_tool_name("Bash")]
+        commands = facts.shell.commands
+        return bool(bash) and facts.shell.safe and all(command_allowed(c, bash) for c in commands)
 
     def _defer(
         self, name: str, input: dict[str, Any], ctx: ToolContext, reason: str

@@ -391,6 +391,7 @@ def _restore(session: Session, restored: RestoredSession) -> None:
         anchor = session.state.cwd
         added = RuleSet.from_strings(allow=restored.session_rules, anchor=anchor, source="session")
         gate.policy.rules = gate.policy.rules + added
+        gate.approved_rules = (*gate.approved_rules, *added.allow)
     session.pending_notices.extend(
         SystemMessage("informational", {"message": warning}) for warning in restored.warnings
     )
