@@ -21,6 +21,7 @@ from loopwright.cli.agent_arguments import add_agent_arguments, options_from_arg
 from loopwright.client import query
 from loopwright.errors import ConfigurationError, LoopwrightError
 from loopwright.messages import ResultMessage
+from loopwright.options import Options
 from loopwright.sessions import PendingCall, get_pending_approvals, list_sessions, open_store
 from loopwright.types import ApprovalDecision, PermissionResultAllow, PermissionResultDeny
 
@@ -48,7 +49,7 @@ def _parser() -> argparse.ArgumentParser:
         else:
             answer.add_argument("--message", default="", help="why (the model reads it)")
         add_agent_arguments(answer)
-        answer.set_defaults(resume=None, continue_conversation=False)
+        answer.set_defaults(continue_conversation=False)
     return parser
 
 
@@ -57,7 +58,8 @@ def approvals_command(arguments: Sequence[str]) -> int:
     try:
         if args.command == "list":
             return asyncio.run(_list(args))
-        return asyncio.run(_answer(args))
+        args.resume = args.session_id  # a unique prefix is resolved like --resume's
+        return asyncio.run(_answer(args, options_from_args(args)))
     except ConfigurationError as exc:
         print(f"loopwright approvals: {exc}", file=sys.stderr)
         return EXIT_USAGE
@@ -101,18 +103,18 @@ def describe(session_id: str, call: PendingCall) -> str:
     return "\n".join(lines)
 
 
-async def _answer(args: argparse.Namespace) -> int:
-    options = options_from_args(args)
-    pending = await get_pending_approvals(args.session_id, store=args.session_store, cwd=args.cwd)
+async def _answer(args: argparse.Namespace, options: Options) -> int:
+    session_id = options.resume or args.session_id
+    pending = await get_pending_approvals(session_id, store=args.session_store, cwd=args.cwd)
     chosen = [c for c in pending if args.tool_use_id in (None, c.tool_use_id)]
     if not chosen:
         waiting = ", ".join(c.tool_use_id for c in pending) or "none"
         raise LoopwrightError(
             f"nothing to answer: {args.tool_use_id or 'no call'} is not waiting in session "
-            f"{args.session_id} (waiting: {waiting}); see `loopwright approvals list`"
+            f"{session_id} (waiting: {waiting}); see `loopwright approvals list`"
         )
     decisions = {call.tool_use_id: _decision(args, call, len(chosen)) for call in chosen}
-    options = dataclasses.replace(options, resume=args.session_id, approvals=decisions)
+    options = dataclasses.replace(options, approvals=decisions)
     result: ResultMessage | None = None
     async for message in query(None, options):
         if isinstance(message, ResultMessage):

@@ -14,6 +14,14 @@ from loopwright.messages import Message, ResultMessage
 def result_text(result: ResultMessage) -> str:
     if result.result is not None:
         return result.result
+    if result.subtype == "pending_approval":
+        waiting = ", ".join(
+            f"{c['tool_name']} ({c['tool_use_id']})" for c in result.pending_approvals
+        )
+        return (
+            f"waiting for approval: {waiting}; answer with `loopwright approvals approve|deny "
+            f"{result.session_id}`"
+        )
     return f"error: {result.subtype}: {'; '.join(result.errors)}"
 
 
