@@ -103,8 +103,8 @@ class PermissionGate:
         if hook_decision == "defer":
             return self._defer(name, current, ctx, pre.reason or "a PreToolUse hook deferred it")
         verdict = self.policy.evaluate(name, current, cwd, hook_decision=hook_decision)
-        if verdict.behavior != "deny" and (rule := self._defer_rule(name, current, ctx)):
-            return self._defer(name, current, ctx, f"matches approval rule {rule}")
+        if verdict.behavior != "deny" and (why := self._defer_rule(name, current, ctx)):
+            return self._defer(name, current, ctx, why)
         match verdict.behavior:
             case "deny":
                 return self._deny(name, current, ctx, verdict.reason)
@@ -190,8 +190,12 @@ class PermissionGate:
         if not self.defer_rules:
             return None
         facts = self.policy.facts(name, input, ctx.cwd)
-        rule = next((r.text for r in self.defer_rules if restrictive_match(r, facts)), None)
-        return None if rule is None or self._approved_always(facts) else rule
+        rule = next((r for r in self.defer_rules if restrictive_match(r, facts)), None)
+        if rule is None or self._approved_always(facts):
+            return None
+        if rule.source == "needs_approval":
+            return f"{name} is marked needs_approval: every call waits for a person"
+        return f"matches approval rule {rule.text}"
 
     def _approved_always(self, facts: CallFacts) -> bool:
         rules = self.approved_rules

@@ -24,8 +24,9 @@ def approval_rules(options: Options, cwd: Path) -> tuple[PermissionRule, ...]:
     marked = [
         t.name for t in options.tools or () if isinstance(t, FunctionTool) and t.needs_approval
     ]
-    rules = RuleSet.from_strings(ask=[*options.defer_tools, *marked], anchor=cwd)
-    return rules.ask
+    rules = RuleSet.from_strings(ask=options.defer_tools, anchor=cwd, source="defer_tools")
+    tools = RuleSet.from_strings(ask=marked, source="needs_approval")
+    return (*rules.ask, *tools.ask)
 
 
 def take_approvals(session: Session, options: Options) -> None:
