@@ -16,6 +16,7 @@ import json
 import sys
 import time
 from collections.abc import Sequence
+from typing import Any
 
 from loopwright.cli.agent_arguments import add_agent_arguments, options_from_args
 from loopwright.client import query
@@ -37,6 +38,7 @@ def _parser() -> argparse.ArgumentParser:
     listing.add_argument("--cwd")
     listing.add_argument("--session-store")
     listing.add_argument("--json", action="store_true", help="one JSON object per call")
+    listing.add_argument("--fleet", metavar="DB", help="the fleet sessions of this database")
     for name, text in (("approve", "run the waiting call(s)"), ("deny", "refuse them")):
         answer = commands.add_parser(name, help=text, description=text)
         answer.add_argument("session_id")
@@ -48,6 +50,10 @@ def _parser() -> argparse.ArgumentParser:
             )
         else:
             answer.add_argument("--message", default="", help="why (the model reads it)")
+        answer.add_argument(
+            "--fleet", metavar="DB", help="a fleet session: a free worker of this DB runs it"
+        )
+        answer.add_argument("--wait", action="store_true", help="with --fleet: print its result")
         add_agent_arguments(answer)
         answer.set_defaults(continue_conversation=False)
     return parser
@@ -57,7 +63,9 @@ def approvals_command(arguments: Sequence[str]) -> int:
     args = _parser().parse_args(list(arguments))
     try:
         if args.command == "list":
-            return asyncio.run(_list(args))
+            return asyncio.run(_list_fleet(args) if args.fleet else _list(args))
+        if args.fleet:
+            return asyncio.run(_answer_fleet(args))
         args.resume = args.session_id  # a unique prefix is resolved like --resume's
         return asyncio.run(_answer(args, options_from_args(args)))
     except ConfigurationError as exc:
@@ -85,6 +93,61 @@ async def _list(args: argparse.Namespace) -> int:
             else:
                 print(describe(session_id, call))
     return 0
+
+
+async def _list_fleet(args: argparse.Namespace) -> int:
+    from dbos import DBOSClient
+
+    from loopwright.durable.approvals import waiting_sessions
+
+    client = DBOSClient(system_database_url=args.fleet)
+    try:
+        waiting = await waiting_sessions(client)
+    finally:
+        client.destroy()
+    for found in waiting:
+        if args.session_id in (None, found.session_id):
+            for call in found.calls:
+                if args.json:
+                    print(json.dumps({"session_id": found.session_id, **call.to_dict()}))
+                else:
+                    print(describe(found.session_id, call))
+    return 0
+
+
+async def _answer_fleet(args: argparse.Namespace) -> int:
+    """The answer goes to the fleet's queue: whichever worker is free runs the rest."""
+    from dbos import DBOSClient
+
+    from loopwright.durable.approvals import answer_in_fleet, waiting_sessions
+
+    client = DBOSClient(system_database_url=args.fleet)
+    try:
+        waiting = {w.session_id: w for w in await waiting_sessions(client)}
+    finally:
+        client.destroy()
+    found = waiting.get(args.session_id)
+    calls = found.calls if found is not None else []
+    chosen = [c for c in calls if args.tool_use_id in (None, c.tool_use_id)] or calls
+    decisions = {c.tool_use_id: _decision(args, c, len(chosen)) for c in chosen}
+    if args.tool_use_id is not None and args.tool_use_id not in decisions:
+        decisions = {
+            args.tool_use_id: _decision(args, PendingCall(args.tool_use_id, "", {}, ""), 1)
+        }
+    workflow_id = await answer_in_fleet(args.fleet, args.session_id, decisions)
+    if not args.wait:
+        print(f"answered: a worker of {args.fleet} goes on with it ({workflow_id})")
+        return 0
+    client = DBOSClient(system_database_url=args.fleet)
+    try:
+        handle: Any = await client.retrieve_workflow_async(workflow_id)
+        record = await handle.get_result()
+    finally:
+        client.destroy()
+    result = ResultMessage.from_dict(record)
+    text = result.result if result.result is not None else "; ".join(result.errors)
+    print(text, file=sys.stderr if result.is_error else sys.stdout)
+    return EXIT_ERROR if result.is_error else 0
 
 
 def describe(session_id: str, call: PendingCall) -> str:
