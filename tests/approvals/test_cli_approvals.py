@@ -107,3 +107,17 @@ def test_denying_from_the_cli_answers_the_model_and_a_second_answer_is_an_error(
     again = _cli("approvals", "approve", session_id, "--model", model, *where, cwd=tmp_path)
     assert again.returncode == 1
     assert "is not waiting" in again.stderr and "approvals list" in again.stderr
+
+
+def test_sessions_show_and_the_html_export_show_the_waiting_call(tmp_path: Path) -> None:
+    where, session_id = _deferred(tmp_path)
+
+    shown = _cli("sessions", "show", session_id, *where, cwd=tmp_path)
+    assert shown.returncode == 0, shown.stderr
+    assert "touch shipped" in shown.stdout and "matches approval rule" in shown.stdout
+    as_json = _cli("sessions", "show", session_id, "--json", *where, cwd=tmp_path)
+    last = json.loads(as_json.stdout.splitlines()[-1])
+    assert last["type"] == "pending_approval" and last["tool_name"] == "Bash"
+
+    page = _cli("sessions", "export", session_id, "-o", "-", *where, cwd=tmp_path).stdout
+    assert "waiting for approval" in page and last["tool_use_id"] in page
