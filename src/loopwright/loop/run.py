@@ -227,8 +227,9 @@ async def _act(
             yield item
     assert turn is not None  # tool_turn always ends with its ToolTurn
     session.spend.add_denials(turn.denials)
-    if turn.deferred and turn.stop is None and turn.failed is None:
+    if turn.deferred and turn.stop is None and turn.failed is None and session.parent is None:
         # Calls wait for a person: the run ends here, the other calls' results are kept.
+        # (A subagent cannot wait: its model reads that the call needs approval.)
         for item in await defer(session, pending_batch(session, calls, turn, None)):
             yield item
         return

@@ -57,7 +57,7 @@ async def tool_turn(
             yield message
     ended = work.ended()
     for call_id, deferral in outcome.deferred.items():
-        note = f"Not run: it waits for a person's approval ({deferral.message})."
+        note = f"Not run: it needs a person's approval ({deferral.message})."
         outcome.results.setdefault(call_id, ToolResultBlock(call_id, note, is_error=True))
     results = outcome.ordered(calls, _missing_result(ended, outcome))
     report = session.agent.gate.end_batch()
