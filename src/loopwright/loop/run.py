@@ -89,27 +89,14 @@ async def _run(
     yield SystemMessage("init", init_data(session))
     for notice in session.take_pending_notices():
         yield notice
-    if session.pending is not None or prompt is None:
-        async for item in _settle(session, prompt):
-            if isinstance(item, Finish):
-                yield result_message(session, run, item)
-                return
+    going_on = True
+    async for item in _opening(session, run, prompt):
+        if isinstance(item, bool):
+            going_on = item
+        else:
             yield item
-    focus = manual_compact_focus(prompt) if prompt is not None else None
-    if focus is not None:
-        for message in await manual_compact(session, run, focus):
-            yield message
+    if not going_on:
         return
-    if prompt is not None:
-        submitted = await submit_prompt(session, prompt)
-        for message in submitted.notices:
-            yield message
-        if submitted.blocked is not None:
-            yield result_message(session, run, submitted.blocked)
-            return
-        yield await session.conversation.append(submitted.prompt)
-        session.checkpoint(submitted.prompt.uuid)
-        run.input_checks = start_input_checks(session.agent, submitted.prompt)
     try:
         while True:
             step: NextStep = INTERRUPTED_BY_USER
@@ -251,6 +238,40 @@ async def _act(
     if ending is not None:
         for item in await _checked_answer(session, run, ending):
             yield item
+
+
+async def _opening(
+    session: Session, run: RunState, prompt: UserMessage | None
+) -> AsyncIterator[Message | bool]:
+    """Calls that wait for approval settled, then the prompt in the conversation (or a
+    manual compaction); last, whether the run goes on to ask the model."""
+    if session.pending is not None or prompt is None:
+        async for item in _settle(session, prompt):
+            if isinstance(item, Finish):
+                yield result_message(session, run, item)
+                yield False
+                return
+            yield item
+    if prompt is None:
+        yield True
+        return
+    focus = manual_compact_focus(prompt)
+    if focus is not None:
+        for message in await manual_compact(session, run, focus):
+            yield message
+        yield False
+        return
+    submitted = await submit_prompt(session, prompt)
+    for message in submitted.notices:
+        yield message
+    if submitted.blocked is not None:
+        yield result_message(session, run, submitted.blocked)
+        yield False
+        return
+    yield await session.conversation.append(submitted.prompt)
+    session.checkpoint(submitted.prompt.uuid)
+    run.input_checks = start_input_checks(session.agent, submitted.prompt)
+    yield True
 
 
 async def _settle(session: Session, prompt: UserMessage | None) -> AsyncIterator[Message | Finish]:
