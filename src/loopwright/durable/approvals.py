@@ -41,6 +41,7 @@ from .versioning import application_version
 
 APPROVAL_WORKFLOW_NAME = "loopwright.session.approval"
 _NAMES = [SESSION_WORKFLOW_NAME, APPROVAL_WORKFLOW_NAME]
+_ID_TAKEN = frozenset({"DBOSWorkflowIDInUseError", "DBOSWorkflowConflictIDError"})
 
 
 @DBOS.workflow(name=APPROVAL_WORKFLOW_NAME)
@@ -177,8 +178,9 @@ async def _enqueue(
     }
     try:
         await client.enqueue_async(enqueue, found.session_id, leaf, approvals, found.options)
-    except Exception as exc:  # the id exists: someone answered these calls already
-        if "exist" not in str(exc).lower() and "conflict" not in type(exc).__name__.lower():
+    except Exception as exc:  # the id is taken: someone answered these calls already
+        # DBOS raises DBOSWorkflowIDInUseError (not exported, so known by name) for it.
+        if type(exc).__name__ not in _ID_TAKEN and "already in use" not in str(exc):
             raise
         raise ApprovalError(
             f"the calls of fleet session {found.session_id} were answered already (by "
