@@ -30,6 +30,12 @@ _EXPORTS: dict[str, str] = {
     "ConfigurationError": "loopwright.errors",
     "ModelError": "loopwright.errors",
     "ResultError": "loopwright.errors",
+    "ApprovalError": "loopwright.errors",
+    "PermissionResultAllow": "loopwright.types",
+    "PermissionResultDeny": "loopwright.types",
+    "PermissionResultDefer": "loopwright.types",
+    "PendingCall": "loopwright.sessions.approvals",
+    "get_pending_approvals": "loopwright.sessions.api",
     "Message": "loopwright.messages",
     "SystemMessage": "loopwright.messages",
     "AssistantMessage": "loopwright.messages",
@@ -51,8 +57,6 @@ _EXPORTS: dict[str, str] = {
     "handoff": "loopwright.subagents.handoffs",
     "PermissionMode": "loopwright.types",
     "PermissionResult": "loopwright.types",
-    "PermissionResultAllow": "loopwright.types",
-    "PermissionResultDeny": "loopwright.types",
     "ToolPermissionContext": "loopwright.types",
     "CanUseTool": "loopwright.types",
     "AskUser": "loopwright.types",
@@ -82,6 +86,7 @@ _EXPORTS: dict[str, str] = {
 
 __all__ = [
     "AgentDefinition",
+    "ApprovalError",
     "AskUser",
     "AssistantMessage",
     "CanUseTool",
@@ -107,10 +112,12 @@ __all__ = [
     "ModelSettings",
     "NotificationHookInput",
     "Options",
+    "PendingCall",
     "PermissionMode",
     "PermissionRequestHookInput",
     "PermissionResult",
     "PermissionResultAllow",
+    "PermissionResultDefer",
     "PermissionResultDeny",
     "PostToolUseFailureHookInput",
     "PostToolUseHookInput",
@@ -140,6 +147,7 @@ __all__ = [
     "UserMessage",
     "UserPromptSubmitHookInput",
     "create_sdk_mcp_server",
+    "get_pending_approvals",
     "handoff",
     "message_from_dict",
     "query",
@@ -152,7 +160,13 @@ __all__ = [
 if TYPE_CHECKING:
     from loopwright.client import Client, query, run, run_sync
     from loopwright.cost import ModelPrice, register_price
-    from loopwright.errors import ConfigurationError, LoopwrightError, ModelError, ResultError
+    from loopwright.errors import (
+        ApprovalError,
+        ConfigurationError,
+        LoopwrightError,
+        ModelError,
+        ResultError,
+    )
     from loopwright.guardrails import Guardrail, GuardrailInput, GuardrailVerdict
     from loopwright.hooks.runner import (
         HookCallback,
@@ -194,6 +208,8 @@ if TYPE_CHECKING:
     from loopwright.models.base import Model, ModelRequest, ThinkingConfig
     from loopwright.options import AgentDefinition, ModelSettings, Options
     from loopwright.sandbox.bwrap import SandboxSettings
+    from loopwright.sessions.api import get_pending_approvals
+    from loopwright.sessions.approvals import PendingCall
     from loopwright.subagents.handoffs import HandoffAgent, handoff
     from loopwright.tools.base import Tool, ToolContext, ToolResult, tool
     from loopwright.types import (
@@ -202,6 +218,7 @@ if TYPE_CHECKING:
         PermissionMode,
         PermissionResult,
         PermissionResultAllow,
+        PermissionResultDefer,
         PermissionResultDeny,
         ToolPermissionContext,
     )

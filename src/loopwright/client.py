@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
-from collections.abc import AsyncIterable, AsyncIterator
+from collections.abc import AsyncIterable, AsyncIterator, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -18,10 +18,12 @@ from loopwright.messages import Message, ResultMessage, UserMessage
 from loopwright.models.base import Model
 from loopwright.options import Options
 from loopwright.options.validation import check_permission_mode
+from loopwright.session.approvals import take_approvals
 from loopwright.session.assemble import open_session as assemble_session
 from loopwright.session.session import Session
+from loopwright.sessions.approvals import PendingCall
 from loopwright.sessions.follow import attach_session
-from loopwright.types import PermissionMode
+from loopwright.types import ApprovalDecision, PermissionMode
 
 Prompt = str | UserMessage | AsyncIterable[UserMessage | str]
 
@@ -33,8 +35,10 @@ async def open_session(options: Options) -> Session:
     return session
 
 
-async def _prompts(prompt: Prompt) -> AsyncIterator[UserMessage]:
-    if isinstance(prompt, str):
+async def _prompts(prompt: Prompt | None) -> AsyncIterator[UserMessage | None]:
+    if prompt is None:  # go on from the calls that waited for approval
+        yield None
+    elif isinstance(prompt, str):
         yield UserMessage(prompt)
     elif isinstance(prompt, UserMessage):
         yield prompt
@@ -43,7 +47,7 @@ async def _prompts(prompt: Prompt) -> AsyncIterator[UserMessage]:
             yield UserMessage(item) if isinstance(item, str) else item
 
 
-async def _run_prompts(session: Session, prompt: Prompt) -> AsyncIterator[Message]:
+async def _run_prompts(session: Session, prompt: Prompt | None) -> AsyncIterator[Message]:
     async for user_message in _prompts(prompt):
         async for message in agent_loop(session, user_message):
             yield message
@@ -55,14 +59,15 @@ async def _run_prompts(session: Session, prompt: Prompt) -> AsyncIterator[Messag
                 raise ResultError(message)
 
 
-async def query(prompt: Prompt, options: Options | None = None) -> AsyncIterator[Message]:
+async def query(prompt: Prompt | None, options: Options | None = None) -> AsyncIterator[Message]:
     """Run the agent on ``prompt`` and yield every message; the last is a ResultMessage.
 
     ``prompt`` is a string or an async iterable of user messages (streaming input: each
-    one is answered in turn, in the same session).
+    one is answered in turn, in the same session). None goes on from the calls of the
+    resumed session that waited for approval (``Options(resume=id, approvals=...)``).
     """
     session = await open_session(options or Options())
-    one_prompt = isinstance(prompt, str | UserMessage)
+    one_prompt = prompt is None or isinstance(prompt, str | UserMessage)
     try:
         async for message in _run_prompts(session, prompt):
             if one_prompt and isinstance(message, ResultMessage):
@@ -75,7 +80,7 @@ async def query(prompt: Prompt, options: Options | None = None) -> AsyncIterator
         await session.aclose()
 
 
-async def run(prompt: Prompt, options: Options | None = None) -> ResultMessage:
+async def run(prompt: Prompt | None, options: Options | None = None) -> ResultMessage:
     """Run to completion and return the (last) ResultMessage."""
     result: ResultMessage | None = None
     async for message in query(prompt, options):
@@ -86,9 +91,13 @@ async def run(prompt: Prompt, options: Options | None = None) -> ResultMessage:
     return result
 
 
-def run_sync(prompt: str, options: Options | None = None) -> ResultMessage:
+def run_sync(prompt: str | None, options: Options | None = None) -> ResultMessage:
     """Blocking :func:`run`, for scripts and notebooks without an event loop."""
     return asyncio.run(run(prompt, options))
+
+
+class _GoOn:
+    """A Client run without a prompt: it settles the calls that waited for approval."""
 
 
 class Client:
@@ -103,7 +112,7 @@ class Client:
     def __init__(self, options: Options | None = None) -> None:
         self.options = options or Options()
         self._session: Session | None = None
-        self._inbox: asyncio.Queue[Prompt | None] = asyncio.Queue()
+        self._inbox: asyncio.Queue[Prompt | _GoOn | None] = asyncio.Queue()
         self._outbox: asyncio.Queue[Message | BaseException | None] = asyncio.Queue()
         self._worker: asyncio.Task[None] | None = None
         self._busy = False
@@ -144,7 +153,8 @@ class Client:
         while (prompt := await self._inbox.get()) is not None:
             self._busy = True
             try:
-                async for message in _run_prompts(session, prompt):
+                chosen = None if isinstance(prompt, _GoOn) else prompt
+                async for message in _run_prompts(session, chosen):
                     self._outbox.put_nowait(message)
             except Exception as exc:  # delivered to the reader, never lost in a task
                 self._outbox.put_nowait(exc)
@@ -155,6 +165,21 @@ class Client:
         """Queue a prompt; read the answer with :meth:`receive_response`."""
         self.session  # noqa: B018 - raises a clear error when not connected
         self._inbox.put_nowait(prompt)
+
+    @property
+    def pending_approvals(self) -> list[PendingCall]:
+        """The calls of this session that wait for approval (after a pending_approval
+        result, or when resumed while they waited)."""
+        pending = self.session.pending
+        return list(pending.calls) if pending is not None else []
+
+    async def answer_approvals(self, approvals: Mapping[str, ApprovalDecision]) -> None:
+        """Answer the calls that wait (by tool_use_id) and go on: the approved ones run,
+        the denied ones are answered; read the rest with :meth:`receive_response`.
+        Raises ApprovalError (nothing runs) for a call that is not waiting."""
+        session = self.session
+        take_approvals(session, dataclasses.replace(self.options, approvals=dict(approvals)))
+        self._inbox.put_nowait(_GoOn())
 
     async def receive_messages(self) -> AsyncIterator[Message]:
         """Every message, as the worker produces them, until the client disconnects."""

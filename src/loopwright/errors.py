@@ -75,3 +75,8 @@ class ResultError(LoopwrightError):
         said = f"agent run ended with {result.subtype}"
         super().__init__(f"{said}: {'; '.join(details)}" if details else said)
         self.result = result
+
+
+class ApprovalError(LoopwrightError):
+    """An answer for a call that is not pending approval (answered already, never
+    deferred, or the session moved on); no tool was run for it."""

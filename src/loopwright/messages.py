@@ -282,6 +282,7 @@ ResultSubtype = Literal[
     "error_max_structured_output_retries",
     "error_guardrail_tripped",
     "interrupted",
+    "pending_approval",  # calls wait for a person: answer them by resuming with approvals
 ]
 
 
@@ -303,6 +304,9 @@ class ResultMessage(_MessageJSON):
     stop_reason: str | None = None
     permission_denials: list[dict[str, Any]] = field(default_factory=list[dict[str, Any]])
     errors: list[str] = field(default_factory=list[str])
+    # With subtype pending_approval: each call that waits (tool_use_id, tool_name, input,
+    # reason, suggestion, deferred_at, deadline).
+    pending_approvals: list[dict[str, Any]] = field(default_factory=list[dict[str, Any]])
     uuid: str = field(default_factory=new_uuid)
     type: Literal["result"] = "result"
 

@@ -33,7 +33,21 @@ class PermissionResultDeny:
     behavior: Literal["deny"] = "deny"
 
 
-PermissionResult: TypeAlias = PermissionResultAllow | PermissionResultDeny
+@dataclass(frozen=True, slots=True)
+class PermissionResultDefer:
+    """Nobody can answer now: the run ends with this call pending approval (a
+    ``pending_approval`` result), and a later run of the session answers it — from any
+    process — with ``Options(resume=..., approvals={tool_use_id: Allow | Deny})``.
+    ``reason`` says why the call needs approval (shown to whoever approves)."""
+
+    reason: str = ""
+    behavior: Literal["defer"] = "defer"
+
+
+PermissionResult: TypeAlias = PermissionResultAllow | PermissionResultDeny | PermissionResultDefer
+# What an approver answers for a pending call (allow with ``updated_permissions`` rules to
+# allow such calls for the rest of the session).
+ApprovalDecision: TypeAlias = PermissionResultAllow | PermissionResultDeny
 
 
 @dataclass(frozen=True, slots=True)

@@ -44,6 +44,9 @@ def add_agent_arguments(
     parser.add_argument(
         "--disallowed-tools", help="comma-separated rules to deny; a bare name removes the tool"
     )
+    parser.add_argument(
+        "--defer-tools", help="comma-separated rules whose calls wait for approval (approvals)"
+    )
     parser.add_argument("--add-dir", action="append", default=[], help="another working dir")
     parser.add_argument("--include-partial-messages", action="store_true")
     parser.add_argument("-r", "--resume", metavar="SESSION_ID", help="continue this session")
@@ -134,6 +137,7 @@ def options_from_args(args: argparse.Namespace) -> Options:
         tools=split_rules(args.tools) if args.tools else None,
         disallowed_tools=split_rules(args.disallowed_tools),
         allowed_tools=split_rules(args.allowed_tools),
+        defer_tools=split_rules(args.defer_tools),
         permission_mode=args.permission_mode,
         add_dirs=args.add_dir,
         include_partial_messages=args.include_partial_messages,

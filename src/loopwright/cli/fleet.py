@@ -44,6 +44,7 @@ from loopwright.sessions import loopwright_home, open_store
 EXIT_USAGE = 2
 EXIT_SOME_FAILED = 1
 POLL_SECONDS = 0.5
+APPROVAL_SWEEP_SECONDS = 5.0  # how often a worker denies calls past their approval deadline
 WORKER_STOP_SECONDS = 15.0
 DB_SCHEMES = ("postgresql://", "postgres://", "sqlite:///")
 
@@ -189,11 +190,25 @@ async def _serve(args: argparse.Namespace) -> int:
         replay_other_versions=args.replay_other_versions,
     )
     print(f"loopwright fleet worker serving {db}; stop with Ctrl-C", file=sys.stderr, flush=True)
+    sweeper = asyncio.create_task(_deny_overdue_approvals(db))
     try:
         await stop.wait()
     finally:
+        sweeper.cancel()
         shutdown_durable()
     return 0
+
+
+async def _deny_overdue_approvals(db: str) -> None:
+    """Sessions waiting past their approval deadline go on, their calls denied."""
+    from loopwright.durable.approvals import deny_overdue
+
+    while True:
+        await asyncio.sleep(APPROVAL_SWEEP_SECONDS)
+        try:
+            await deny_overdue(db)
+        except Exception as exc:  # a sweep that fails is retried; the worker serves on
+            print(f"loopwright fleet worker: approval deadlines: {exc}", file=sys.stderr)
 
 
 def _session_store(args: argparse.Namespace, db: str) -> str | None:

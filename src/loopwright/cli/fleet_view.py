@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 import sys
+import time
 from collections import Counter
 
 from loopwright.cli.terminal_text import visible_line
@@ -102,6 +103,7 @@ def _print_sessions(db: str) -> None:
         for status, count in sorted(by_status.items())
     )
     print(f"sessions: {len(sessions)}" + (f" ({summary})" if summary else ""))
+    _print_waiting(db)
     mine = application_version()
     waiting = Counter(
         s.app_version for s in sessions if s.status in ("PENDING", "ENQUEUED") and s.app_version
@@ -113,3 +115,29 @@ def _print_sessions(db: str) -> None:
                 f"{mine} leave them alone: start a worker running {visible_line(version)} to "
                 "finish them"
             )
+
+
+def _print_waiting(db: str) -> None:
+    """Sessions that wait for a person (no worker holds them), and for how long."""
+    import asyncio
+
+    from dbos import DBOSClient
+
+    from loopwright.durable.approvals import waiting_sessions
+
+    client = DBOSClient(system_database_url=db)
+    try:
+        waiting = asyncio.run(waiting_sessions(client))
+    finally:
+        client.destroy()
+    if not waiting:
+        return
+    print(
+        f"waiting for approval: {len(waiting)} (answer with `loopwright approvals approve|deny "
+        f"ID --fleet {db}`)"
+    )
+    now = time.time()
+    for found in waiting:
+        names = ", ".join(f"{c.tool_name} ({c.tool_use_id})" for c in found.calls)
+        late = " — past its deadline" if found.overdue else ""
+        print(f"  {found.session_id}  waiting {_clock(now - found.since)}  {names}{late}")

@@ -29,7 +29,8 @@ def build_parser() -> argparse.ArgumentParser:
         description=(
             "Run an agent loop: interactive without -p. Subcommands: `loopwright demo` (the "
             "offline walkthrough), `sessions list|show|export`, `loop` (rerun until a check "
-            "passes), `schedule install` and `fleet run|worker|status`."
+            "passes), `schedule install`, `fleet run|worker|status` and "
+            "`approvals list|approve|deny`."
         ),
     )
     parser.add_argument("-p", "--print", dest="prompt", help="run this prompt and print the result")
@@ -119,6 +120,10 @@ def _dispatch(arguments: list[str]) -> int:
         from loopwright.cli.schedule import schedule_command
 
         return schedule_command(arguments[1:])
+    if arguments[:1] == ["approvals"]:
+        from loopwright.cli.approvals import approvals_command
+
+        return approvals_command(arguments[1:])
     if arguments[:1] == ["fleet"]:
         from loopwright.cli.fleet import fleet_command
 

@@ -23,6 +23,14 @@ _ENDED_BECAUSE = {
 def result_text(result: ResultMessage) -> str:
     if result.result is not None:
         return result.result
+    if result.subtype == "pending_approval":
+        waiting = ", ".join(
+            f"{c['tool_name']} ({c['tool_use_id']})" for c in result.pending_approvals
+        )
+        return (
+            f"waiting for approval: {waiting}; answer with `loopwright approvals approve|deny "
+            f"{result.session_id}`"
+        )
     detail = "; ".join(result.errors) or _ENDED_BECAUSE.get(
         result.subtype, "the run ended without a message; see the transcript"
     )

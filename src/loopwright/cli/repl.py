@@ -47,10 +47,14 @@ class ResponseFailed:
         self.error = error
 
 
-async def _pump(client: Client, prompt: str, events: queue.Queue[Any]) -> None:
-    """Send one prompt and forward its messages to the main thread."""
+async def _pump(client: Client, prompt: str | None, events: queue.Queue[Any]) -> None:
+    """Send one prompt (None: go on with the calls that wait for approval, asking for
+    each like for any other call) and forward its messages to the main thread."""
     try:
-        await client.query(prompt)
+        if prompt is None:
+            await client.answer_approvals({})
+        else:
+            await client.query(prompt)
         async for message in client.receive_response():
             events.put(message)
     except Exception as exc:  # shown to the user; the session goes on
@@ -92,6 +96,10 @@ class Repl:
             thread.run(client.connect())
             try:
                 self._greet(client)
+                if client.pending_approvals:  # a resumed session whose calls wait
+                    count = len(client.pending_approvals)
+                    self.console.print(f"[yellow]{count} call(s) wait for approval[/yellow]")
+                    self._respond(thread, client, None)
                 if self.initial_prompt:
                     self.console.print(f"{PROMPT}{escape(visible(self.initial_prompt))}")
                     self._respond(thread, client, self.initial_prompt)
@@ -147,7 +155,7 @@ class Repl:
 
     # ------------------------------------------------------------------ one response
 
-    def _respond(self, thread: LoopThread, client: Client, prompt: str) -> None:
+    def _respond(self, thread: LoopThread, client: Client, prompt: str | None) -> None:
         thread.submit(_pump(client, prompt, self.events))
         self._spin("thinking…")
         while True:

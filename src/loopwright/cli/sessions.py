@@ -16,6 +16,7 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
+from loopwright.cli.approvals import describe as describe_pending
 from loopwright.cli.durations import parse_duration
 from loopwright.cli.render import Renderer, to_json_line
 from loopwright.cli.session_ids import resolve_session_id
@@ -25,6 +26,7 @@ from loopwright.errors import ConfigurationError, LoopwrightError
 from loopwright.sessions import (
     SessionInfo,
     SessionNotFoundError,
+    get_pending_approvals,
     get_session_messages,
     list_sessions,
     open_store,
@@ -130,15 +132,20 @@ async def _show(args: argparse.Namespace) -> int:
     try:
         session_id = await resolve_session_id(store, args.session_id, args.cwd)
         messages = await get_session_messages(session_id, store=store)
+        waiting = await get_pending_approvals(session_id, store=store)
     finally:
         await store.aclose()
     if args.json:
         for message in messages:
             print(to_json_line(message))
+        for call in waiting:  # the calls that wait for a person, after the messages
+            print(json.dumps({"type": "pending_approval", **call.to_dict()}, default=str))
         return 0
     renderer = Renderer(show_prompt=True)
     for message in messages:
         renderer.show(message)
+    for call in waiting:
+        print(describe_pending(session_id, call))
     return 0
 
 

@@ -33,6 +33,7 @@ from loopwright.messages import (
     message_from_dict,
 )
 from loopwright.sessions import Entry
+from loopwright.sessions.approvals import ANSWERED_SUBTYPE, PENDING_SUBTYPE, PendingBatch
 from loopwright.sessions.transcript import chain
 
 
@@ -66,6 +67,8 @@ class SessionTimeline:
     items: list[TimelineItem] = field(default_factory=list[TimelineItem])
     turns: list[TurnUsage] = field(default_factory=list[TurnUsage])
     results: dict[str, ToolResultBlock] = field(default_factory=dict[str, ToolResultBlock])
+    # Calls that wait for a person's approval (tool_use_id → why), until answered.
+    waiting: dict[str, str] = field(default_factory=dict[str, str])
 
 
 def build_timeline(session_id: str, entries: Sequence[Entry]) -> SessionTimeline:
@@ -91,11 +94,22 @@ def _add_message(timeline: SessionTimeline, entry: Entry) -> None:
         timeline.turns.append(
             _turn(anchor, f"{who} {len(timeline.turns) + 1}", message.model, message.usage)
         )
+    if isinstance(message, SystemMessage):
+        _note_approvals(timeline, message)
     if isinstance(message, UserMessage) and not isinstance(message.content, str):
         for block in message.content:
             if isinstance(block, ToolResultBlock):
                 timeline.results[block.tool_use_id] = block
     timeline.items.append(TimelineItem(entry.timestamp, message, anchor))
+
+
+def _note_approvals(timeline: SessionTimeline, message: SystemMessage) -> None:
+    if message.subtype == PENDING_SUBTYPE:
+        batch = PendingBatch.from_record(message.data)
+        timeline.results.update({r.tool_use_id: r for r in batch.results})
+        timeline.waiting = {c.tool_use_id: c.reason for c in batch.calls}
+    elif message.subtype == ANSWERED_SUBTYPE:
+        timeline.waiting = {}
 
 
 def _add_compaction(timeline: SessionTimeline, entry: Entry) -> None:
@@ -261,7 +275,8 @@ def _blocks_html(timeline: SessionTimeline, blocks: Sequence[Any]) -> str:
                     f"<pre>{escape(thinking)}</pre></details>"
                 )
             case ToolUseBlock():
-                parts.append(_tool_html(block, timeline.results.get(block.id)))
+                waits = timeline.waiting.get(block.id)
+                parts.append(_tool_html(block, timeline.results.get(block.id), waits))
             case ToolResultBlock():
                 parts.append(_tool_result_html(block, open_=True))
             case ImageBlock(media_type=media_type):
@@ -278,8 +293,10 @@ def _tool_summary(call: ToolUseBlock) -> str:
     return json.dumps(call.input, ensure_ascii=False)[:160]
 
 
-def _tool_html(call: ToolUseBlock, result: ToolResultBlock | None) -> str:
-    if result is None:
+def _tool_html(call: ToolUseBlock, result: ToolResultBlock | None, waits: str | None) -> str:
+    if result is None and waits is not None:
+        status = f'<span class="status pending">waiting for approval: {escape(waits)}</span>'
+    elif result is None:
         status = '<span class="status pending">no result</span>'
     elif result.is_error:
         status = '<span class="status error">error</span>'
@@ -333,6 +350,18 @@ def _system_html(message: SystemMessage) -> str:
             f"{escape(str(data.get('model', '')))} · {escape(str(data.get('cwd', '')))} · "
             f"permission mode {escape(str(data.get('permission_mode', '')))} · tools: "
             f"{escape(tools)}</p>"
+        )
+    if message.subtype == PENDING_SUBTYPE:
+        calls = PendingBatch.from_record(message.data).calls
+        listed = "".join(
+            f"<li><b>{escape(c.tool_name)}</b> <code>{escape(c.tool_use_id)}</code>: "
+            f"{escape(c.reason)}</li>"
+            for c in calls
+        )
+        return (
+            '<div class="who">waiting for approval <span class="meta">(answer with '
+            "<code>loopwright approvals approve|deny</code>)</span></div>"
+            f'<ul class="errors">{listed}</ul>'
         )
     details = escape(json.dumps(message.data, indent=2, ensure_ascii=False, default=str))
     return (

@@ -2,14 +2,17 @@
 
 The native loop runs in its own task and its messages reach the Runner through a queue,
 with the run items each one stands for. A tool that needs approval pauses the run there:
-the Runner returns a result with ``interruptions``, and ``Runner.run(agent, state)``
-resumes the same live session once each call is approved or rejected.
+the native run defers it and ends ``pending_approval`` (the session is in the store), the
+Runner returns a result with ``interruptions``, and ``Runner.run(agent, state)`` — in this
+process or another — resumes that session with the decisions (``RunState``).
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
+import os
 from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -45,6 +48,7 @@ from loopwright.compat._openai_providers import provided_model
 from loopwright.compat._openai_run_trace import RunTrace, reset_trace
 from loopwright.compat._openai_wrappers import RunModel, RunTool, call_hook, model_response
 from loopwright.guardrails import guarded_tool
+from loopwright.hooks.runner import HookMatcher
 from loopwright.loop.run import agent_loop
 from loopwright.messages import (
     AssistantMessage,
@@ -63,6 +67,7 @@ from loopwright.options import Options
 from loopwright.session.session import Session
 from loopwright.subagents.handoffs import HandoffAgent
 from loopwright.subagents.handoffs import handoff as native_handoff
+from loopwright.types import PermissionResultAllow
 
 DEFAULT_MAX_TURNS = 10
 CONTINUE_FROM_ASSISTANT = "Continue from your last message."
@@ -78,16 +83,11 @@ class Delivered:
 
 
 @dataclass(frozen=True, slots=True)
-class Paused:
-    """The run waits for approvals."""
-
-
-@dataclass(frozen=True, slots=True)
 class Failed:
     error: BaseException
 
 
-Event = Delivered | Paused | Failed | None
+Event = Delivered | Failed | None
 
 
 @dataclass
@@ -127,7 +127,12 @@ class RunDriver:
         self.interruptions: list[ToolApprovalItem] = []
         self.decisions: dict[str, Decision] = {}
         self.always: dict[str, bool] = {}
-        self._waiting: dict[str, asyncio.Future[Decision]] = {}
+        # Tools whose calls may need approval, by name (the PreToolUse hook asks them).
+        self.approval_tools: dict[str, RunTool] = {}
+        # The stored session a RunState resumes, with the answers for its waiting calls.
+        self.resuming: tuple[str, dict[str, PermissionResultAllow]] | None = None
+        self.session_id: str | None = None
+        self.cwd = os.getcwd()
         self.tool_outputs: dict[str, tuple[Any, Any]] = {}
         self.guardrails = GuardrailBridge(self)
         self.result: ResultMessage | None = None
@@ -142,6 +147,9 @@ class RunDriver:
     # ------------------------------------------------------------------ start
 
     async def start(self) -> None:
+        if self.resuming is not None:
+            await self._resume(*self.resuming)
+            return
         conversation = to_conversation(self.input_items)
         if not conversation.messages:
             raise UserError("the input holds no message; give the agent something to do")
@@ -151,7 +159,9 @@ class RunDriver:
             conversation.messages.append(UserMessage(CONTINUE_FROM_ASSISTANT))
         options = await self.native_options(self.starting_agent, conversation.system)
         session = await open_session(options)
-        session.conversation.messages.extend(conversation.messages[:-1])
+        self.session_id = session.session_id
+        for earlier in conversation.messages[:-1]:  # recorded: a RunState resumes from them
+            await session.conversation.append(earlier)
         self.prior = list(conversation.messages[:-1])
         prompt = conversation.messages[-1]
         assert isinstance(prompt, UserMessage)
@@ -163,6 +173,29 @@ class RunDriver:
                 self.task = asyncio.create_task(self._pump(session, prompt))
         finally:
             reset_trace(bound)
+
+    async def _resume(self, session_id: str, approvals: dict[str, PermissionResultAllow]) -> None:
+        """Go on with a stored run whose calls waited: they run (or are rejected by the
+        RunTool) now, and the loop continues."""
+        options = await self.native_options(self.starting_agent, ())
+        options = dataclasses.replace(options, resume=session_id, approvals=approvals)
+        session = await open_session(options)
+        self.session_id = session.session_id
+        await self.agent_started(self.starting_agent)
+        with run_context(self.wrapper):
+            self.task = asyncio.create_task(self._pump(session, None))
+
+    async def _defer_hook(self, data: dict[str, Any], call_id: str | None, _: Any) -> Any:
+        """PreToolUse: a call whose tool needs approval waits (the run ends pending)."""
+        tool = self.approval_tools.get(str(data.get("tool_name")))
+        if tool is None or tool.name in self.always or call_id in self.decisions:
+            return {}
+        input = data.get("tool_input")
+        if not await tool.needs_approval_for(input if isinstance(input, dict) else {}, call_id):
+            return {}
+        reason = f"{tool.name} needs approval"
+        specific = {"hookEventName": "PreToolUse", "permissionDecision": "defer"}
+        return {"hookSpecificOutput": {**specific, "permissionDecisionReason": reason}}
 
     async def native_options(self, agent: Any, system_extra: Sequence[str]) -> Options:
         settings = agent.model_settings.resolve(getattr(self.run_config, "model_settings", None))
@@ -181,7 +214,9 @@ class RunDriver:
             guardrails=self.guardrails.for_start(agent) + self.guardrails.output_of(agent),
             permission_mode="bypassPermissions",
             setting_sources=[],
-            persist_session=False,
+            # Stored, so that a run paused for approvals resumes from any process.
+            cwd=self.cwd,
+            hooks={"PreToolUse": [HookMatcher(None, [self._defer_hook])]},
             # That SDK counts model calls; loopwright counts tool rounds (one fewer). A
             # structured answer is a StructuredOutput call here, so it gets its own round.
             max_turns=self.max_turns - 1 + (1 if output_format is not None else 0),
@@ -224,6 +259,8 @@ class RunDriver:
         for item in agent.tools:
             if await tool_enabled(item, self.wrapper, agent):
                 wrapped = RunTool(item, agent, self)
+                if getattr(item, "needs_approval", False):
+                    self.approval_tools[wrapped.name] = wrapped
                 tools.append(guarded_tool(wrapped, self.guardrails.of_tool(item, agent)))
         for entry in agent.handoffs:
             described = as_handoff(entry)
@@ -270,7 +307,7 @@ class RunDriver:
 
     # ------------------------------------------------------------------ the pump
 
-    async def _pump(self, session: Session, prompt: UserMessage) -> None:
+    async def _pump(self, session: Session, prompt: UserMessage | None) -> None:
         failure: BaseException | None = None
         try:
             async for message in agent_loop(session, prompt):
@@ -313,6 +350,10 @@ class RunDriver:
                 await self.agent_handed_off(agent, target)
             case ResultMessage():
                 self.result = message
+                self.interruptions = [
+                    ToolApprovalItem(agent, function_call(_call(c)), tool_name=c["tool_name"])
+                    for c in message.pending_approvals
+                ]
             case _:
                 pass
         self.new_items.extend(items)
@@ -386,24 +427,19 @@ class RunDriver:
                 case None:
                     self.complete = True
                     return
-                case Paused():
-                    return
                 case Failed(error=error):
                     raise error
                 case Delivered():
                     yield event
 
     async def approval(self, agent: Any, call: ToolUseBlock, name: str) -> str | None:
-        """Wait for a decision on ``call``; the rejection message, or None when approved."""
+        """The decision on ``call`` (it waited, and was answered): the rejection message,
+        or None when it may run."""
         if name in self.always:
             return None if self.always[name] else await self._rejection(name, None)
         decision = self.decisions.pop(call.id, None)
-        if decision is None:
-            future: asyncio.Future[Decision] = asyncio.get_running_loop().create_future()
-            self._waiting[call.id] = future
-            self.interruptions.append(ToolApprovalItem(agent, function_call(call), tool_name=name))
-            self.queue.put_nowait(Paused())
-            decision = await future
+        if decision is None:  # the native gate let it through: approved there
+            return None
         return None if decision.approved else await self._rejection(name, decision.message)
 
     async def _rejection(self, name: str, message: str | None) -> str:
@@ -422,21 +458,6 @@ class RunDriver:
         if always:
             self.always[item.name] = decision.approved
         self.decisions[item.call_id] = decision
-
-    def resume(self) -> None:
-        """Hand the recorded decisions to the calls that wait for them."""
-        for item in list(self.interruptions):
-            future = self._waiting.pop(item.call_id, None)
-            decision = self.decisions.pop(item.call_id, None)
-            if future is not None and decision is None:
-                raise UserError(
-                    f"the call to {item.name} ({item.call_id}) was neither approved nor "
-                    "rejected; call state.approve(item) or state.reject(item) for each "
-                    "interruption before resuming"
-                )
-            if future is not None and decision is not None:
-                future.set_result(decision)
-        self.interruptions.clear()
 
     # ------------------------------------------------------------------ hooks
 
@@ -491,6 +512,10 @@ def _described_tool(spec: ToolSpec) -> Any:
         return f"{spec.name} runs in loopwright's loop, not through the model"
 
     return FunctionTool(spec.name, spec.description, dict(spec.input_schema), not_here)
+
+
+def _call(pending: dict[str, Any]) -> ToolUseBlock:
+    return ToolUseBlock(str(pending["tool_use_id"]), str(pending["tool_name"]), pending["input"])
 
 
 def _retries(settings: Any) -> int:

@@ -3,7 +3,8 @@
 
 from __future__ import annotations
 
-import uuid
+import json
+import os
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
@@ -11,27 +12,39 @@ from typing import Any, TypeVar
 from loopwright.compat._openai_agent_errors import AgentsException, MaxTurnsExceeded, UserError
 from loopwright.compat._openai_driver import Decision, RunDriver
 from loopwright.compat._openai_events import AgentUpdatedStreamEvent, EventTranslator
-from loopwright.compat._openai_items import ToolApprovalItem, message_items
+from loopwright.compat._openai_items import (
+    MessageOutputItem,
+    ToolApprovalItem,
+    ToolCallItem,
+    ToolCallOutputItem,
+    message_items,
+)
 from loopwright.compat._openai_output import output_of
 from loopwright.messages import ResultMessage
+from loopwright.types import PermissionResultAllow
 
 T = TypeVar("T")
 
-# previous_response_id → the conversation so far; kept in this process (loopwright has no
-# server holding responses), so an id from another process is unknown here.
-_CONVERSATIONS: dict[str, list[dict[str, Any]]] = {}
-# RunState.to_json() → the live run it stands for, for RunState.from_json() in this process.
-_LIVE_STATES: dict[str, RunDriver] = {}
+RESPONSE_PREFIX = "resp_"
 
 
-def conversation_of(response_id: str) -> list[dict[str, Any]]:
-    if response_id not in _CONVERSATIONS:
+async def conversation_of(response_id: str) -> list[dict[str, Any]]:
+    """The conversation a run ended with, read back from its stored session: the
+    response id names the session, so it works in any process that shares the store."""
+    from loopwright.sessions import SessionError, get_session_messages
+
+    session_id = response_id.removeprefix(RESPONSE_PREFIX)
+    try:
+        messages = await get_session_messages(session_id, cwd=os.getcwd())
+    except SessionError:
+        messages = []
+    if not messages or not response_id.startswith(RESPONSE_PREFIX):
         raise UserError(
-            f"previous_response_id {response_id!r} is not a response of this process; "
-            "loopwright keeps conversations in memory, so pass the earlier items instead "
+            f"previous_response_id {response_id!r} is not a run stored here (another "
+            "machine's, or its session was deleted); pass the earlier items instead "
             "(result.to_input_list() + [new message])"
         )
-    return list(_CONVERSATIONS[response_id])
+    return [dict(item) for message in messages for item in message_items(message)]
 
 
 @dataclass
@@ -127,9 +140,8 @@ class RunResultBase:
         else:
             detail = "; ".join(result.errors) or result.subtype
             raise AgentsException(f"agent {driver.current_agent.name!r} run failed: {detail}")
-        response_id = f"resp_{uuid.uuid4().hex}"
-        _CONVERSATIONS[response_id] = self.to_input_list()
-        self.last_response_id = response_id
+        if driver.session_id is not None:  # the stored session is the response
+            self.last_response_id = f"{RESPONSE_PREFIX}{driver.session_id}"
 
     def __str__(self) -> str:
         name = type(self).__name__
@@ -190,16 +202,30 @@ class RunResultStreaming(RunResultBase):
 
 
 class RunState:
-    """A paused run: approve or reject each interruption, then ``Runner.run(agent, state)``."""
+    """A paused run: approve or reject each interruption, then ``Runner.run(agent, state)``.
 
-    def __init__(self, driver: RunDriver) -> None:
-        self._driver = driver
+    The state is the stored session plus the decisions: ``to_json()`` holds everything a
+    resume needs, and ``from_json()`` in any process that shares the session store (the
+    same ``LOOPWRIGHT_HOME`` and working directory) resumes it. Nothing is kept in memory
+    beyond this object.
+    """
+
+    def __init__(self, driver: RunDriver | None, data: dict[str, Any] | None = None) -> None:
+        self._driver = driver  # the run this state came from, when in this process
+        self._data = data if data is not None else _state_data(driver)
+        self._decisions: dict[str, Decision] = {
+            key: Decision(bool(value["approved"]), value.get("message"))
+            for key, value in (self._data.get("decisions") or {}).items()
+        }
+        self._always: dict[str, bool] = dict(self._data.get("always") or {})
 
     def get_interruptions(self) -> list[ToolApprovalItem]:
-        return list(self._driver.interruptions)
+        if self._driver is not None:
+            return list(self._driver.interruptions)
+        return [_approval_item(i) for i in self._data.get("interruptions") or []]
 
     def approve(self, approval_item: ToolApprovalItem, always_approve: bool = False) -> None:
-        self._driver.decide(approval_item, Decision(True), always_approve)
+        self._decide(approval_item, Decision(True), always_approve)
 
     def reject(
         self,
@@ -208,48 +234,127 @@ class RunState:
         *,
         rejection_message: str | None = None,
     ) -> None:
-        self._driver.decide(approval_item, Decision(False, rejection_message), always_reject)
+        self._decide(approval_item, Decision(False, rejection_message), always_reject)
+
+    def _decide(self, item: ToolApprovalItem, decision: Decision, always: bool) -> None:
+        waiting = {i["call_id"] for i in self._data.get("interruptions") or []}
+        if item.call_id not in waiting:
+            raise UserError(
+                f"the call to {item.name} ({item.call_id}) is not an interruption of this "
+                "state; approve or reject the items of state.get_interruptions()"
+            )
+        if always:
+            self._always[item.name] = decision.approved
+        self._decisions[item.call_id] = decision
 
     def to_json(self) -> dict[str, Any]:
-        """The state as JSON: the conversation so far, the pending calls, and a handle on the
-        live run (resumable in this process only)."""
-        handle = f"state_{uuid.uuid4().hex}"
-        _LIVE_STATES[handle] = self._driver
-        driver = self._driver
-        history = [i for m in (driver.prior) for i in message_items(m)]
+        """The state as JSON: the stored session it resumes, the calls that wait, the
+        decisions taken so far, and the run's items (for display and replay)."""
         return {
-            "$schemaVersion": "loopwright-1",
-            "live_run": handle,
-            "current_agent": {"name": driver.current_agent.name},
-            "original_input": driver.input_items,
-            "history": history,
-            "generated_items": [i.to_input_item() for i in driver.new_items],
-            "interruptions": [
-                {"name": i.name, "call_id": i.call_id, "arguments": i.arguments}
-                for i in driver.interruptions
-            ],
+            **self._data,
+            "decisions": {
+                key: {"approved": d.approved, "message": d.message}
+                for key, d in self._decisions.items()
+            },
+            "always": dict(self._always),
         }
 
     def to_string(self) -> str:
-        import json
-
         return json.dumps(self.to_json())
 
     @classmethod
     async def from_json(cls, initial_agent: Any, state_json: dict[str, Any], **_: Any) -> RunState:
-        handle = state_json.get("live_run")
-        driver = _LIVE_STATES.get(str(handle))
-        if driver is None:
+        if state_json.get("$schemaVersion") != STATE_SCHEMA or not state_json.get("session_id"):
             raise UserError(
-                "this RunState belongs to a run of another process; loopwright resumes paused "
-                "runs only in the process that paused them. Keep the process alive, or start "
-                "a new run with the saved items (state_json['original_input'] + "
-                "state_json['generated_items'])"
+                "this is not a loopwright RunState (no $schemaVersion "
+                f"{STATE_SCHEMA!r} with a session_id); pass what state.to_json() returned"
             )
-        return cls(driver)
+        return cls(None, dict(state_json))
 
     @classmethod
     async def from_string(cls, initial_agent: Any, state_string: str, **kwargs: Any) -> RunState:
-        import json
-
         return await cls.from_json(initial_agent, json.loads(state_string), **kwargs)
+
+    def resumed_driver(self, agent: Any, **run: Any) -> RunDriver:
+        """A driver that goes on with the stored session; every interruption needs a
+        decision first."""
+        approvals: dict[str, PermissionResultAllow] = {}
+        for item in self.get_interruptions():
+            decision = self._decisions.get(item.call_id)
+            if decision is None and item.name not in self._always:
+                raise UserError(
+                    f"the call to {item.name} ({item.call_id}) was neither approved nor "
+                    "rejected; call state.approve(item) or state.reject(item) for each "
+                    "interruption before resuming"
+                )
+            # Natively every answered call may go ahead: the Runner's tool wrapper gives
+            # the model the rejection message instead of running a rejected one.
+            approvals[item.call_id] = PermissionResultAllow()
+        live = self._driver
+        if run.get("context") is None and live is not None:
+            run["context"] = live.wrapper
+        driver = RunDriver(agent, list(self._data.get("original_input") or []), **run)
+        # The resumed result reports the whole run, as that SDK does: earlier items first.
+        earlier = live.new_items if live is not None else None
+        driver.new_items = list(earlier) if earlier is not None else _run_items(self._data, agent)
+        driver.decisions = dict(self._decisions)
+        driver.always = dict(self._always)
+        driver.cwd = str(self._data.get("cwd") or driver.cwd)
+        driver.resuming = (str(self._data["session_id"]), approvals)
+        return driver
+
+
+STATE_SCHEMA = "loopwright-2"
+
+
+def _state_data(driver: RunDriver | None) -> dict[str, Any]:
+    assert driver is not None
+    if driver.session_id is None:
+        raise UserError("this run has not started, so it has no state to save yet")
+    history = [i for m in driver.prior for i in message_items(m)]
+    return {
+        "$schemaVersion": STATE_SCHEMA,
+        "session_id": driver.session_id,
+        "cwd": driver.cwd,
+        "current_agent": {"name": driver.current_agent.name},
+        "original_input": driver.input_items,
+        "history": history,
+        "generated_items": [i.to_input_item() for i in driver.new_items],
+        "interruptions": [
+            {"name": i.name, "call_id": i.call_id, "arguments": i.arguments}
+            for i in driver.interruptions
+        ],
+    }
+
+
+def _run_items(data: dict[str, Any], agent: Any) -> list[Any]:
+    """Run items back from a state's JSON (messages, tool calls and their outputs)."""
+    from openai.types.responses import ResponseFunctionToolCall, ResponseOutputMessage
+
+    items: list[Any] = []
+    for raw in data.get("generated_items") or []:
+        match raw.get("type"):
+            case "function_call":
+                items.append(ToolCallItem(agent, ResponseFunctionToolCall.model_validate(raw)))
+            case "function_call_output":
+                items.append(ToolCallOutputItem(agent, dict(raw), output=raw.get("output")))
+            case "message" if raw.get("role") == "assistant":
+                items.append(MessageOutputItem(agent, ResponseOutputMessage.model_validate(raw)))
+            case _:
+                pass  # reasoning and handoff items: kept in the JSON, not rebuilt
+    return items
+
+
+def _approval_item(data: dict[str, Any]) -> ToolApprovalItem:
+    from openai.types.responses import ResponseFunctionToolCall
+
+    call_id = str(data["call_id"])
+    raw = ResponseFunctionToolCall(
+        arguments=str(data.get("arguments") or "{}"),
+        call_id=call_id,
+        name=str(data["name"]),
+        type="function_call",
+        id=f"fc_{call_id}",
+        status="completed",
+    )
+    return ToolApprovalItem(None, raw, tool_name=str(data["name"]))

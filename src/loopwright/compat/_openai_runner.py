@@ -32,7 +32,7 @@ async def _prepared_input(
     new_items = _input_items(input)
     earlier: list[dict[str, Any]] = []
     if previous_response_id is not None:
-        earlier = conversation_of(previous_response_id)
+        earlier = await conversation_of(previous_response_id)
     if session is not None:
         stored = list(await session.get_items())
         callback = getattr(run_config, "session_input_callback", None)
@@ -80,9 +80,16 @@ class Runner:
                 "session (SQLiteSession) or previous_response_id= instead"
             )
         if isinstance(input, RunState):
-            driver = input._driver  # pyright: ignore[reportPrivateUsage]
-            driver.resume()
+            driver = input.resumed_driver(
+                starting_agent,
+                context=context,
+                max_turns=max_turns,
+                hooks=hooks,
+                run_config=run_config,
+                streaming=False,
+            )
             result = RunResult(driver, driver.input_items)
+            await driver.start()
         else:
             items = await _prepared_input(input, previous_response_id, session, run_config)
             driver = RunDriver(
@@ -139,12 +146,15 @@ class Runner:
         """Start a run whose events arrive through ``stream_events()``; ``final_output`` is
         set once the stream is exhausted."""
         if isinstance(input, RunState):
-            driver = input._driver  # pyright: ignore[reportPrivateUsage]
-
-            async def resume() -> None:
-                driver.resume()
-
-            return RunResultStreaming(driver, driver.input_items, resume)
+            driver = input.resumed_driver(
+                starting_agent,
+                context=context,
+                max_turns=max_turns,
+                hooks=hooks,
+                run_config=run_config,
+                streaming=True,
+            )
+            return RunResultStreaming(driver, driver.input_items, driver.start)
         holder: dict[str, RunDriver] = {}
 
         async def start() -> None:

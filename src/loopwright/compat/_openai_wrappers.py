@@ -102,6 +102,15 @@ class RunTool:
             return None
         return str(verdict.get("reason") or f"The call to {self.name} was not approved.")
 
+    async def needs_approval_for(self, input: dict[str, Any], call_id: str | None) -> bool:
+        """Whether this call must wait for approval (a tool that decides itself with an
+        ``on_approval`` callback never waits)."""
+        extras = getattr(self.tool, "extras", {})
+        if isinstance(extras, dict) and extras.get("on_approval") is not None:
+            return False
+        context = ToolContext.of(self.driver.wrapper, self.name, call_id or "", json.dumps(input))
+        return await self._needs_approval(context, input, call_id or "")
+
     async def _needs_approval(
         self, context: ToolContext[Any], input: dict[str, Any], call_id: str
     ) -> bool:

@@ -32,6 +32,7 @@ except ImportError as exc:  # pragma: no cover - depends on the environment
         "loopwright.durable needs the dbos package: pip install 'loopwright[durable]'"
     ) from exc
 
+from .approvals import answer_in_fleet, approval_workflow, deny_overdue, waiting_sessions
 from .follow import follow_session
 from .launch import launch_durable, shutdown_durable
 from .model import DurableModel
@@ -57,7 +58,10 @@ __all__ = [
     "OptionsSource",
     "WorkerRow",
     "WorkerSettings",
+    "answer_in_fleet",
     "application_version",
+    "approval_workflow",
+    "deny_overdue",
     "durable_run",
     "enqueue_session",
     "follow_session",
@@ -68,4 +72,5 @@ __all__ = [
     "session_workflow",
     "shutdown_durable",
     "start_session",
+    "waiting_sessions",
 ]

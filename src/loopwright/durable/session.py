@@ -53,11 +53,11 @@ async def session_workflow(prompt: str, options: OptionsSource) -> dict[str, Any
     """The workflow: returns the run's ResultMessage as a dict."""
     resolved = resolve_options(options)
     workflow_id = DBOS.workflow_id
-    refusal = await _check_version(resolved)
+    refusal = await check_version(resolved)
     if refusal is not None:
-        return _refused(refusal, resolved.session_id or workflow_id).to_dict()
+        return refused(refusal, resolved.session_id or workflow_id).to_dict()
     started = await _session_started_at()
-    result = await _run_session(prompt, resolved, workflow_id)
+    result = await run_session(prompt, resolved, workflow_id)
     # A session taken over by another worker replays its completed steps in moments: its
     # duration is counted from the first start, not from the takeover.
     whole_ms = int((time.time() - started) * 1000)
@@ -73,7 +73,7 @@ async def _session_started_at() -> float:
     return await DBOS.run_step_async({"name": "loopwright.started_at"}, now)
 
 
-async def _check_version(options: Options) -> str | None:
+async def check_version(options: Options) -> str | None:
     """Record which code runs this session; on a replay, compare (None: go on)."""
     current = session_fingerprint(options)
 
@@ -87,7 +87,7 @@ async def _check_version(options: Options) -> str | None:
     return mismatch
 
 
-def _refused(reason: str, session_id: str | None) -> ResultMessage:
+def refused(reason: str, session_id: str | None) -> ResultMessage:
     return ResultMessage(
         subtype="error_during_execution",
         is_error=True,
@@ -114,7 +114,10 @@ async def _first_run_of(step_name: str) -> bool:
     return ran_live
 
 
-async def _run_session(prompt: str, options: Options, workflow_id: str | None) -> ResultMessage:
+async def run_session(
+    prompt: str | None, options: Options, workflow_id: str | None
+) -> ResultMessage:
+    """The session's run (``prompt`` None: it goes on from its answered approvals)."""
     provider = resolve_model(options.model)
     session_id = options.session_id or workflow_id
     options = dataclasses.replace(options, model=provider, session_id=session_id)
@@ -141,7 +144,8 @@ async def _run_session(prompt: str, options: Options, workflow_id: str | None) -
     )
     result: ResultMessage | None = None
     try:
-        async for message in agent_loop(session, UserMessage(prompt)):
+        user = UserMessage(prompt) if prompt is not None else None
+        async for message in agent_loop(session, user):
             if isinstance(message, ResultMessage):
                 result = message
     finally:

@@ -168,8 +168,9 @@ class HookMatcher:
 
 _DEFAULT_TIMEOUT = {"UserPromptSubmit": 30.0, "SessionEnd": 1.5}
 _FAIL_CLOSED = frozenset({"PreToolUse", "UserPromptSubmit"})
-_PRECEDENCE = {"deny": 3, "ask": 2, "allow": 1}
-Decision = Literal["allow", "deny", "ask"]
+# "defer": nobody answers now; the call waits for approval (the run ends pending_approval).
+_PRECEDENCE = {"deny": 4, "defer": 3, "ask": 2, "allow": 1}
+Decision = Literal["allow", "deny", "ask", "defer"]
 
 
 @dataclass(frozen=True, slots=True)

@@ -13,6 +13,7 @@ top to bottom; :func:`_ask` and :func:`_act` are its two halves.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 from collections.abc import AsyncGenerator, AsyncIterator, Sequence
 from typing import assert_never
 
@@ -26,6 +27,7 @@ from loopwright.loop.agents import (
     tool_trip,
     tripped,
 )
+from loopwright.loop.approvals import defer, pending_batch, settle
 from loopwright.loop.compaction import (
     compact_now,
     compaction_due,
@@ -53,11 +55,12 @@ from loopwright.session.session import Session, init_data
 _STEPS = (Finish, RunTools, AskAgain)  # what _ask ends with, besides its messages
 
 
-async def agent_loop(session: Session, prompt: UserMessage) -> AsyncIterator[Message]:
+async def agent_loop(session: Session, prompt: UserMessage | None) -> AsyncIterator[Message]:
     """Run one prompt to completion, yielding every message of the run.
 
-    Each message is in the session's transcript before it is yielded, so a crash at any
-    point loses nothing the consumer has seen.
+    Calls of the session that wait for approval are settled first; ``prompt`` None goes
+    on from them without a new prompt. Each message is in the session's transcript
+    before it is yielded, so a crash at any point loses nothing the consumer has seen.
     """
     run = RunState()
     turns = _run(session, prompt, run)
@@ -80,26 +83,20 @@ async def agent_loop(session: Session, prompt: UserMessage) -> AsyncIterator[Mes
 
 
 async def _run(
-    session: Session, prompt: UserMessage, run: RunState
+    session: Session, prompt: UserMessage | None, run: RunState
 ) -> AsyncGenerator[Message, None]:
     session.spend.start_run()
     yield SystemMessage("init", init_data(session))
     for notice in session.take_pending_notices():
         yield notice
-    focus = manual_compact_focus(prompt)
-    if focus is not None:
-        for message in await manual_compact(session, run, focus):
-            yield message
+    going_on = True
+    async for item in _opening(session, run, prompt):
+        if isinstance(item, bool):
+            going_on = item
+        else:
+            yield item
+    if not going_on:
         return
-    submitted = await submit_prompt(session, prompt)
-    for message in submitted.notices:
-        yield message
-    if submitted.blocked is not None:
-        yield result_message(session, run, submitted.blocked)
-        return
-    yield await session.conversation.append(submitted.prompt)
-    session.checkpoint(submitted.prompt.uuid)
-    run.input_checks = start_input_checks(session.agent, submitted.prompt)
     try:
         while True:
             step: NextStep = INTERRUPTED_BY_USER
@@ -217,6 +214,12 @@ async def _act(
             yield item
     assert turn is not None  # tool_turn always ends with its ToolTurn
     session.spend.add_denials(turn.denials)
+    if turn.deferred and turn.stop is None and turn.failed is None and session.parent is None:
+        # Calls wait for a person: the run ends here, the other calls' results are kept.
+        # (A subagent cannot wait: its model reads that the call needs approval.)
+        for item in await defer(session, pending_batch(session, calls, turn, None)):
+            yield item
+        return
     yield await conversation.append(turn.message)
     for message in turn.notices:
         yield message
@@ -235,6 +238,58 @@ async def _act(
     if ending is not None:
         for item in await _checked_answer(session, run, ending):
             yield item
+
+
+async def _opening(
+    session: Session, run: RunState, prompt: UserMessage | None
+) -> AsyncIterator[Message | bool]:
+    """Calls that wait for approval settled, then the prompt in the conversation (or a
+    manual compaction); last, whether the run goes on to ask the model."""
+    if session.pending is not None or prompt is None:
+        async for item in _settle(session, prompt):
+            if isinstance(item, Finish):
+                yield result_message(session, run, item)
+                yield False
+                return
+            yield item
+    if prompt is None:
+        yield True
+        return
+    focus = manual_compact_focus(prompt)
+    if focus is not None:
+        for message in await manual_compact(session, run, focus):
+            yield message
+        yield False
+        return
+    submitted = await submit_prompt(session, prompt)
+    for message in submitted.notices:
+        yield message
+    if submitted.blocked is not None:
+        yield result_message(session, run, submitted.blocked)
+        yield False
+        return
+    yield await session.conversation.append(submitted.prompt)
+    session.checkpoint(submitted.prompt.uuid)
+    run.input_checks = start_input_checks(session.agent, submitted.prompt)
+    yield True
+
+
+async def _settle(session: Session, prompt: UserMessage | None) -> AsyncIterator[Message | Finish]:
+    """The waiting calls answered before the prompt; a Finish (last) when the run cannot
+    go on (calls still wait, or there is nothing to go on from)."""
+    if session.pending is None:
+        reason = (
+            f"nothing to go on from: session {session.session_id} has no calls waiting for "
+            "approval; send a prompt instead"
+        )
+        yield Finish("error_during_execution", None, (reason,))
+        return
+    async for item in settle(session):
+        if isinstance(item, Finish) and prompt is not None and item.subtype == "pending_approval":
+            unsent = "the prompt was not sent: answer the calls that wait first"
+            yield dataclasses.replace(item, errors=(*item.errors, unsent))
+            return
+        yield item
 
 
 async def _checked_answer(

@@ -49,6 +49,8 @@ class Finish:
     stop_reason: str | None
     errors: tuple[str, ...] = ()
     structured_output: Any = None
+    # pending_approval: the calls that wait (PendingCall.to_dict() each).
+    pending: tuple[dict[str, Any], ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -107,7 +109,8 @@ def result_message(session: Session, run: RunState, finish: Finish) -> ResultMes
     spent = session.spend.run
     return ResultMessage(
         subtype=finish.subtype,
-        is_error=not success,
+        # Waiting for a person is not a failure: the run goes on once they answer.
+        is_error=not success and finish.subtype != "pending_approval",
         num_turns=run.num_turns,
         session_id=session.session_id,
         duration_ms=elapsed_ms,
@@ -120,4 +123,5 @@ def result_message(session: Session, run: RunState, finish: Finish) -> ResultMes
         stop_reason=finish.stop_reason,
         permission_denials=list(session.spend.denials),
         errors=list(finish.errors),
+        pending_approvals=list(finish.pending),
     )

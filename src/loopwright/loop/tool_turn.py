@@ -4,7 +4,7 @@ it), every call answered — by its result, or by why it has none."""
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import partial
 from typing import Any
 
@@ -22,7 +22,7 @@ from loopwright.messages import (
     UserMessage,
 )
 from loopwright.session.session import Session
-from loopwright.tools.base import ToolContext
+from loopwright.tools.base import GateDecision, ToolContext, ToolGate
 from loopwright.tools.executor import BatchOutcome, execute
 
 
@@ -37,20 +37,28 @@ class ToolTurn:
     notices: list[SystemMessage]
     stop: Finish | None  # interrupted, or a denial / hook stopped the run
     failed: Finish | None  # the batch itself broke
+    # Calls that wait for approval (by tool_use id; their results above say "not run").
+    deferred: dict[str, GateDecision] = field(default_factory=dict[str, GateDecision])
 
 
 async def tool_turn(
-    session: Session, calls: Sequence[ToolUseBlock]
+    session: Session, calls: Sequence[ToolUseBlock], gate: ToolGate | None = None
 ) -> AsyncIterator[Message | ToolTurn]:
-    """Run the calls; yields what tools emit while they run, then the ToolTurn."""
+    """Run the calls (under ``gate``, the agent's by default); yields what tools emit
+    while they run, then the ToolTurn."""
     # The executor fills this in as calls finish, so an interrupted batch keeps the
     # results it already has.
     outcome = BatchOutcome()
-    start = partial(_execute, session=session, calls=calls, outcome=outcome)
+    start = partial(
+        _execute, session=session, calls=calls, outcome=outcome, gate=gate or session.agent.gate
+    )
     async with Running(session, start) as work:
         while (message := await work.next()) is not None:
             yield message
     ended = work.ended()
+    for call_id, deferral in outcome.deferred.items():
+        note = f"Not run: it needs a person's approval ({deferral.message})."
+        outcome.results.setdefault(call_id, ToolResultBlock(call_id, note, is_error=True))
     results = outcome.ordered(calls, _missing_result(ended, outcome))
     report = session.agent.gate.end_batch()
     yield ToolTurn(
@@ -60,6 +68,7 @@ async def tool_turn(
         notices=notice_messages(report.notices),
         stop=_stop(session, ended, outcome, report.stop_reason),
         failed=_failed(ended),
+        deferred=dict(outcome.deferred),
     )
 
 
@@ -78,7 +87,12 @@ def orphans_closed(session: Session, reason: str = INTERRUPTED_RESULT) -> UserMe
 
 
 async def _execute(
-    outbox: Outbox, *, session: Session, calls: Sequence[ToolUseBlock], outcome: BatchOutcome
+    outbox: Outbox,
+    *,
+    session: Session,
+    calls: Sequence[ToolUseBlock],
+    outcome: BatchOutcome,
+    gate: ToolGate,
 ) -> None:
     async def emit(message: Message) -> None:
         outbox.put_nowait(message)
@@ -102,7 +116,7 @@ async def _execute(
         calls,
         guard_tools(agent, agent.active_tools()),
         make_context,
-        agent.gate,
+        gate,
         outcome,
         default_timeout=agent.options.tool_timeout_seconds,
     )

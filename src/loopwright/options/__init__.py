@@ -13,7 +13,7 @@ from loopwright.models.base import Effort, Model, ThinkingConfig
 from loopwright.models.settings import ModelSettings, ServerTool
 from loopwright.options.validation import validate_agent_definition, validate_options
 from loopwright.tools.base import Tool
-from loopwright.types import AskUser, CanUseTool, PermissionMode
+from loopwright.types import ApprovalDecision, AskUser, CanUseTool, PermissionMode
 
 if TYPE_CHECKING:  # import cost only (MCP, the sandbox, stores load when a session uses them)
     from loopwright.mcp.config import McpServerConfig
@@ -150,6 +150,15 @@ class Options:
     continue_conversation: bool = False
     fork_session: bool = False
     resume_at: str | None = None
+    # Approvals (human in the loop across processes): calls matching these rules (like
+    # allowed_tools) are not run but wait for a person — the run ends pending_approval.
+    defer_tools: Sequence[str] = ()
+    # Past this many seconds after a call was deferred it is denied, not run.
+    approval_timeout_seconds: float | None = None
+    # Answers for the pending calls of the session being resumed, by tool_use_id: allow
+    # (optionally with updated_input, or updated_permissions=["Rule"] to allow such calls
+    # for the rest of the session) or deny with a message. See docs in README (Approvals).
+    approvals: Mapping[str, ApprovalDecision] | None = None
 
     # Context: auto-compaction once the context passes this share of the window.
     compaction_threshold: float = 0.8

@@ -46,6 +46,7 @@ def validate_options(options: Options) -> None:
     """Raise OptionsError for the first field that cannot work as given."""
     _string_list(options.allowed_tools, "allowed_tools", "rules", "['Read', 'Bash(npm test *)']")
     _string_list(options.disallowed_tools, "disallowed_tools", "rules", "['Bash']")
+    _string_list(options.defer_tools, "defer_tools", "rules", "['Bash(git push *)']")
     _tools(options.tools)
     _paths(options.add_dirs)
     _setting_sources(options.setting_sources)

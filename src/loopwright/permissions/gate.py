@@ -16,7 +16,14 @@ from typing import Any
 from loopwright.hooks.payloads import hook_payload, outcome_notices
 from loopwright.hooks.runner import HookEvent, HookOutcome, HookRunner
 from loopwright.messages import TextBlock
+from loopwright.permissions.matching import (
+    CallFacts,
+    allow_match,
+    command_allowed,
+    restrictive_match,
+)
 from loopwright.permissions.policy import PermissionPolicy, Verdict
+from loopwright.permissions.rules import PermissionRule
 from loopwright.tools.agent_action import is_agent_action
 from loopwright.tools.base import GateDecision, GateReport, Tool, ToolContext, ToolResult
 from loopwright.types import (
@@ -24,6 +31,7 @@ from loopwright.types import (
     HookNotice,
     PermissionMode,
     PermissionResultAllow,
+    PermissionResultDefer,
     PermissionResultDeny,
     ToolPermissionContext,
 )
@@ -56,6 +64,10 @@ class PermissionGate:
         self.stop_reason: str | None = None
         # Rules that were dropped at start (e.g. an allow glob like "*"); worth showing once.
         self.rule_warnings: list[str] = []
+        # Calls these match wait for a person's approval (defer_tools, needs_approval).
+        self.defer_rules: tuple[PermissionRule, ...] = ()
+        # Allow rules an approver chose "always" for: such calls no longer wait.
+        self.approved_rules: tuple[PermissionRule, ...] = ()
 
     @property
     def mode(self) -> PermissionMode:
@@ -89,9 +101,13 @@ class PermissionGate:
             return self._deny(name, input, ctx, reason)
         current = pre.updated_input if pre.updated_input is not None else input
         hook_decision = pre.permission_decision
+        if hook_decision == "defer":
+            return self._defer(name, current, ctx, pre.reason or "a PreToolUse hook deferred it")
         if hook_decision is None and is_agent_action(tool):
             hook_decision = "allow"  # a handoff is part of the agent; deny/ask rules still win
         verdict = self.policy.evaluate(name, current, cwd, hook_decision=hook_decision)
+        if verdict.behavior != "deny" and (why := self._defer_rule(name, current, ctx)):
+            return self._defer(name, current, ctx, why)
         match verdict.behavior:
             case "deny":
                 return self._deny(name, current, ctx, verdict.reason)
@@ -152,13 +168,15 @@ class PermissionGate:
                     answer.message or "denied by can_use_tool",
                     interrupt=answer.interrupt,
                 )
+            case PermissionResultDefer():
+                return self._defer(name, input, ctx, answer.reason or verdict.reason)
             case _:
                 return self._deny(
                     name,
                     input,
                     ctx,
-                    "can_use_tool must return "
-                    "PermissionResultAllow or PermissionResultDeny, got "
+                    "can_use_tool must return PermissionResultAllow, "
+                    "PermissionResultDeny or PermissionResultDefer, got "
                     f"{type(answer).__name__}",
                 )
 
@@ -170,6 +188,36 @@ class PermissionGate:
         if denied is not None:
             return self._deny(name, input, ctx, denied.reason)
         return GateDecision(True, input, additional_context=pre.additional_context)
+
+    def _defer_rule(self, name: str, input: dict[str, Any], ctx: ToolContext) -> str | None:
+        if not self.defer_rules:
+            return None
+        facts = self.policy.facts(name, input, ctx.cwd)
+        rule = next((r for r in self.defer_rules if restrictive_match(r, facts)), None)
+        if rule is None or self._approved_always(facts):
+            return None
+        if rule.source == "needs_approval":
+            return f"{name} is marked needs_approval: every call waits for a person"
+        return f"matches approval rule {rule.text}"
+
+    def _approved_always(self, facts: CallFacts) -> bool:
+        rules = self.approved_rules
+        if facts.shell is None:
+            return any(allow_match(r, facts) for r in rules)
+        bash = [r for r in rules if r.matches_tool_name("Bash")]
+        commands = facts.shell.commands
+        return bool(bash) and facts.shell.safe and all(command_allowed(c, bash) for c in commands)
+
+    def _defer(
+        self, name: str, input: dict[str, Any], ctx: ToolContext, reason: str
+    ) -> GateDecision:
+        # A deny rule still wins: a call no approval could let run is denied at once.
+        denied = self.policy.denied_by_rule(name, input, ctx.cwd)
+        if denied is not None:
+            return self._deny(name, input, ctx, denied.reason)
+        return GateDecision(
+            False, input, message=reason, deferred=True, suggestion=suggested_rule(name, input)
+        )
 
     def _deny(
         self,
@@ -248,6 +296,14 @@ class PermissionGate:
         )
         self.notices.extend(outcome_notices(event, outcome))
         return outcome
+
+
+def suggested_rule(name: str, input: dict[str, Any]) -> str:
+    """A rule an approver may choose "always" with: this exact command, or the tool."""
+    command = input.get("command")
+    if name == "Bash" and isinstance(command, str) and "\n" not in command:
+        return f"Bash({command})"
+    return name
 
 
 def _no_callback_message(name: str, verdict: Verdict) -> str:

@@ -27,8 +27,10 @@ from loopwright.models.settings import check_provider_settings
 from loopwright.options import Options
 from loopwright.permissions.gate import PermissionGate
 from loopwright.permissions.read_guard import ReadGuard
+from loopwright.permissions.rules import RuleSet
 from loopwright.sandbox import BwrapSandbox, SandboxSettings, masks_for_read_denials
 from loopwright.session.agent import Agent
+from loopwright.session.approvals import approval_rules, take_approvals
 from loopwright.session.checkpoints import FileCheckpoints
 from loopwright.session.config_check import rule_problems, settings_key_problems
 from loopwright.session.conversation import Conversation
@@ -154,7 +156,7 @@ def _start_notices(base: _Base) -> list[str]:
 def _gate(
     options: Options, cwd: Path, settings: Settings | None, session_id: str, **extra: Any
 ) -> PermissionGate:
-    return build_permission_gate(
+    gate = build_permission_gate(
         cwd=cwd,
         permission_mode=options.permission_mode,
         allowed_tools=options.allowed_tools,
@@ -166,6 +168,8 @@ def _gate(
         session_id=session_id,
         **extra,
     )
+    gate.defer_rules = approval_rules(options, cwd)
+    return gate
 
 
 def _services(
@@ -269,6 +273,11 @@ async def open_session(options: Options) -> Session:
     )
     if restored is not None:
         _restore(session, restored)
+    try:
+        take_approvals(session, options)
+    except BaseException:
+        await session.aclose()
+        raise
     return session
 
 
@@ -405,6 +414,14 @@ def _restore(session: Session, restored: RestoredSession) -> None:
     totals.cost_usd = restored.total_cost_usd
     totals.model_usage = {k: dict(v) for k, v in restored.state.model_usage.items()}
     session.spend.turns = restored.num_turns
+    session.pending = restored.pending
+    if restored.session_rules:
+        gate = session.agent.gate
+        assert isinstance(gate, PermissionGate)
+        anchor = session.state.cwd
+        added = RuleSet.from_strings(allow=restored.session_rules, anchor=anchor, source="session")
+        gate.policy.rules = gate.policy.rules + added
+        gate.approved_rules = (*gate.approved_rules, *added.allow)
     session.pending_notices.extend(
         SystemMessage("informational", {"message": warning}) for warning in restored.warnings
     )

@@ -24,8 +24,10 @@ from loopwright.session.agent import Agent
 from loopwright.session.checkpoints import FileCheckpoints
 from loopwright.session.conversation import Conversation
 from loopwright.session.spend import Spend
+from loopwright.sessions.approvals import PendingBatch
 from loopwright.sessions.transcript import StateSnapshot
 from loopwright.tools.base import SessionState
+from loopwright.types import ApprovalDecision
 
 VERSION = "0.1.0"
 
@@ -56,6 +58,10 @@ class Session:
     # OpenTelemetry context of the run in progress (model and tool spans hang under it).
     trace_context: Any = None
     created_at: float = field(default_factory=time.monotonic)
+    # Tool calls of the last assistant message that wait for a person's approval, and the
+    # answers given for them (Options.approvals) that the next run applies.
+    pending: PendingBatch | None = None
+    approvals: dict[str, ApprovalDecision] = field(default_factory=dict[str, ApprovalDecision])
 
     def use_agent(self, agent: Agent) -> None:
         """From the next request on, this Agent talks (a handoff, a new model)."""

@@ -10,12 +10,14 @@ from typing import TYPE_CHECKING, Any
 from loopwright.sessions.api import (
     delete_session,
     fork_session,
+    get_pending_approvals,
     get_session_messages,
     list_sessions,
     open_store,
     rename_session,
     tag_session,
 )
+from loopwright.sessions.approvals import PendingBatch, PendingCall
 from loopwright.sessions.base import (
     SessionBusyError,
     SessionError,
@@ -56,6 +58,8 @@ __all__ = [
     "Entry",
     "JSONLStore",
     "OpenedSession",
+    "PendingBatch",
+    "PendingCall",
     "RestoredSession",
     "SQLiteStore",
     "SessionBusyError",
@@ -71,6 +75,7 @@ __all__ = [
     "delete_session",
     "follow_session",
     "fork_session",
+    "get_pending_approvals",
     "get_session_messages",
     "latest_session",
     "list_sessions",

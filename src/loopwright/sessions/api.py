@@ -11,6 +11,7 @@ from typing import Any
 
 from loopwright.errors import ConfigurationError
 from loopwright.messages import ConversationMessage
+from loopwright.sessions.approvals import PendingCall
 from loopwright.sessions.base import SessionInfo, SessionNotFoundError, SessionStore, project_key
 from loopwright.sessions.entries import meta_entry
 from loopwright.sessions.jsonl import JSONLStore
@@ -82,6 +83,28 @@ async def get_session_messages(
         raise SessionNotFoundError(session_id, type(chosen).__name__)
     messages = restore(entries).messages[offset:]
     return messages[:limit] if limit is not None else messages
+
+
+async def get_pending_approvals(
+    session_id: str,
+    *,
+    store: StoreSpec = None,
+    cwd: str | os.PathLike[str] | None = None,
+) -> list[PendingCall]:
+    """The calls of ``session_id`` that wait for approval (empty when none wait).
+
+    ``store`` is a store object or an Options.session_store string ("sqlite:…" …).
+    """
+    chosen = open_store(store, cwd=cwd)
+    try:
+        entries = await chosen.load(session_id)
+    finally:
+        if not isinstance(store, SessionStore):
+            await chosen.aclose()
+    if not entries:
+        raise SessionNotFoundError(session_id, type(chosen).__name__)
+    pending = restore(entries).pending
+    return list(pending.calls) if pending is not None else []
 
 
 async def _set_meta(

@@ -22,9 +22,10 @@ from loopwright.messages import (
     UserMessage,
     message_from_dict,
 )
+from loopwright.sessions.approvals import PendingBatch, pending_in_chain, session_rules_in_chain
 from loopwright.sessions.base import SessionError
 from loopwright.sessions.entries import Entry
-from loopwright.sessions.repair import repair_pairing
+from loopwright.sessions.repair import RepairResult, repair_pairing
 from loopwright.tools.base import FileRecord, SessionState
 
 
@@ -110,6 +111,10 @@ class RestoredSession:
     meta: dict[str, Any] = field(default_factory=dict[str, Any])
     warnings: list[str] = field(default_factory=list[str])
     compactions: int = 0
+    # Tool calls of the last assistant message that wait for approval (not repaired).
+    pending: PendingBatch | None = None
+    # Allow rules approvers chose "always" for, in earlier runs of this session.
+    session_rules: list[str] = field(default_factory=list[str])
 
     @property
     def todos(self) -> list[dict[str, Any]]:
@@ -251,7 +256,13 @@ def restore(
             _count_usage(entry.payload, since_snapshot)
             if index > last_compact:  # earlier messages are replaced by the compaction
                 _add_message(entry, conversation)
-    repaired = repair_pairing(conversation)
+    last = conversation[-1] if conversation else None
+    pending = pending_in_chain(path, last.uuid if last is not None else None)
+    if pending is not None and last is not None:  # the waiting calls are not orphans
+        repaired = repair_pairing(conversation[:-1])
+        repaired = RepairResult([*repaired.messages, last], repaired.tail)
+    else:
+        repaired = repair_pairing(conversation)
     sid = session_id or (entries[0].session_id if entries else "")
     return RestoredSession(
         session_id=sid,
@@ -262,6 +273,8 @@ def restore(
         meta=meta,
         warnings=warnings,
         compactions=len(compact_at),
+        pending=pending,
+        session_rules=session_rules_in_chain(path),
     )
 
 

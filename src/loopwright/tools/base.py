@@ -7,6 +7,7 @@ Built-ins, ``@tool`` functions, MCP tools and the subagent tool all satisfy the 
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import inspect
 import re
 from collections.abc import Awaitable, Callable
@@ -120,6 +121,8 @@ class FunctionTool:
     adapter: TypeAdapter[Any] | None = None
     takes_dict: bool = False
     wants_context: bool = False
+    # Every call waits for a person's approval (the run ends pending_approval).
+    needs_approval: bool = False
 
     def validate(self, input: dict[str, Any]) -> dict[str, Any]:
         if self.adapter is None:
@@ -265,6 +268,7 @@ def tool(
     *,
     read_only: bool = False,
     timeout: float | None = None,
+    needs_approval: bool = False,
 ) -> Callable[[Handler], FunctionTool]: ...
 
 
@@ -275,19 +279,22 @@ def tool(
     *,
     read_only: bool = False,
     timeout: float | None = None,
+    needs_approval: bool = False,
 ) -> FunctionTool | Callable[[Handler], FunctionTool]:
     """Make a function a tool.
 
     ``@tool`` alone derives the schema from type hints and the docstring; ``@tool(name,
     description, schema)`` uses an explicit JSON schema (the handler then gets one dict).
-    A parameter named ``ctx`` receives the :class:`ToolContext`.
+    A parameter named ``ctx`` receives the :class:`ToolContext`. ``needs_approval``: every
+    call waits for a person (the run ends ``pending_approval``; see Options.approvals).
     """
     if callable(name):
         return _from_function(name, None, None, None, read_only, timeout)
     tool_name = name
 
     def decorate(fn: Handler) -> FunctionTool:
-        return _from_function(fn, tool_name, description, input_schema, read_only, timeout)
+        made = _from_function(fn, tool_name, description, input_schema, read_only, timeout)
+        return dataclasses.replace(made, needs_approval=True) if needs_approval else made
 
     return decorate
 
@@ -313,6 +320,10 @@ class GateDecision:
     message: str = ""
     interrupt: bool = False
     additional_context: str | None = None
+    # Not run now: the call waits for a person's approval (``message`` says why), and the
+    # run ends pending_approval; ``suggestion`` is a rule that would allow such calls.
+    deferred: bool = False
+    suggestion: str | None = None
 
 
 # Tools that find files themselves (Grep, Glob) ask this service about every path.

@@ -49,6 +49,8 @@ class BatchOutcome:
     results: dict[str, ToolResultBlock] = field(default_factory=dict[str, ToolResultBlock])
     interrupt_requested: bool = False
     denials: list[dict[str, Any]] = field(default_factory=list[dict[str, Any]])
+    # Calls the gate deferred (they wait for a person's approval), by tool_use id.
+    deferred: dict[str, GateDecision] = field(default_factory=dict[str, GateDecision])
 
     def ordered(self, calls: Sequence[ToolUseBlock], missing_reason: str) -> list[ToolResultBlock]:
         return [
@@ -157,6 +159,9 @@ async def execute(
         for item in batch:
             ctx = make_context(item.call)
             decision = await checked_decision(gate, item, ctx)
+            if decision.deferred:
+                outcome.deferred[item.call.id] = decision
+                continue
             if not decision.allowed:
                 outcome.results[item.call.id] = ToolResultBlock(
                     item.call.id, decision.message or "Permission denied.", is_error=True
