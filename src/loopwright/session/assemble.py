@@ -52,6 +52,7 @@ from loopwright.sessions.transcript import RestoredSession
 from loopwright.settings.load import SETTING_SOURCES, Settings, find_project_root, load_settings
 from loopwright.tools.base import READ_GUARD_SERVICE, SessionState
 from loopwright.tools.command_wrapper import CommandWrapper
+from loopwright.tools.web_address import WEB_FETCH_GUARD_SERVICE, WebFetchGuard
 from loopwright.types import PermissionMode
 
 DEFAULT_SYSTEM_PROMPT = """\
@@ -171,6 +172,10 @@ def _services(
             policy.home,
         )
     }
+    # WebFetch checks the addresses it connects to against the same deny rules.
+    services[WEB_FETCH_GUARD_SERVICE] = WebFetchGuard.from_specifiers(
+        r.specifier for r in policy.rules.deny if r.tool == "WebFetch" and r.specifier
+    )
     if options.ask_user is not None:
         services["ask_user"] = options.ask_user
     if options.web_search_backend is not None:
