@@ -27,6 +27,7 @@ from loopwright.options import Options
 from loopwright.permissions.gate import PermissionGate
 from loopwright.permissions.read_guard import ReadGuard
 from loopwright.sandbox import BwrapSandbox, SandboxSettings, masks_for_read_denials
+from loopwright.sandbox.deny_masks import FloatingMasks
 from loopwright.session.agent import Agent
 from loopwright.session.checkpoints import FileCheckpoints
 from loopwright.session.conversation import Conversation
@@ -188,6 +189,9 @@ def _services(
             _with_denied_paths_masked(sandbox_settings, base),
             policy.working_dirs or (base.cwd,),
             quarantine_dir=session_data_dir(base.cwd, base.session_id) / "quarantine",
+            floating_masks=FloatingMasks.from_rules(
+                policy.rules.deny, policy.working_dirs or (base.cwd,), policy.home
+            ),
         )
         state.resources["sandbox"] = sandbox
         notices.extend(sandbox.notices)
