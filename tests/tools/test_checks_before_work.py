@@ -250,3 +250,29 @@ async def test_write_over_a_fifo_is_refused_without_blocking(tmp_path: Path) -> 
     ctx.state.record_read(fifo)
     result = await WriteTool().call({"file_path": str(fifo), "content": "x"}, ctx)
     assert result.is_error and "not a regular file" in str(result.content)
+
+
+async def test_rewind_restores_the_file_and_not_a_link_planted_over_it(tmp_path: Path) -> None:
+    notes = tmp_path / "notes.txt"
+    notes.write_text("v1")
+    outside = tmp_path / "elsewhere.txt"
+    outside.write_text("untouched")
+    model = ScriptedModel(
+        [
+            tool_call("Read", file_path=str(notes)),
+            tool_call("Write", file_path=str(notes), content="v2"),
+            text("done"),
+        ]
+    )
+    async with Client(options(model, tmp_path, enable_file_checkpointing=True)) as client:
+        await client.query("edit")
+        uuids = [
+            m.uuid
+            async for m in client.receive_response()
+            if isinstance(m, UserMessage) and m.content == "edit"
+        ]
+        notes.unlink()
+        os.symlink(outside, notes)
+        await client.rewind_files(uuids[0])
+    assert not notes.is_symlink() and notes.read_text() == "v1"
+    assert outside.read_text() == "untouched"

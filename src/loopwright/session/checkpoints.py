@@ -24,6 +24,7 @@ from typing import Any
 
 from loopwright.errors import LoopwrightError
 from loopwright.tools.base import Tool, ToolContext, ToolResult
+from loopwright.tools.file_access import ChangeRefused, write_new_or_existing
 from loopwright.tools.untrusted_files import NotARegularFile, open_regular, read_at
 
 EDITING_TOOLS = {"Write": "file_path", "Edit": "file_path", "NotebookEdit": "notebook_path"}
@@ -81,7 +82,12 @@ class FileCheckpoints:
                 path.unlink(missing_ok=True)
             else:
                 path.parent.mkdir(parents=True, exist_ok=True)
-                path.write_bytes(content)
+                if path.is_symlink():  # planted since: restore the file, not its target
+                    path.unlink()
+                try:
+                    write_new_or_existing(path, content)
+                except ChangeRefused as exc:
+                    raise LoopwrightError(f"cannot restore {path}: {exc}") from None
         for uuid in later:
             self.snapshots[uuid] = {}
         return sorted(earliest)

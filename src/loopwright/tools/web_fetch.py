@@ -124,8 +124,8 @@ async def checked_target(url: str, guard: WebFetchGuard | None) -> _Target:
             f"could not resolve {host!r} from {url}: {exc}; check the URL's host name"
         ) from None
     addresses = list(dict.fromkeys(canonical_host(str(info[4][0])) for info in infos))
-    for address in addresses if guard is not None else ():
-        rule = guard.denied(address)
+    for address in addresses:
+        rule = guard.denied(address) if guard is not None else None
         if rule is not None:
             raise FetchError(
                 f"{url}: {host} resolves to {address}, which the deny rule {rule} covers; "
