@@ -157,3 +157,18 @@ async def test_a_planted_fifo_in_a_protected_name_is_quarantined_without_blockin
     out = await bash(ctx, "mkfifo .envrc; echo made")
     assert "made" in out and not os.path.lexists(workdir / ".envrc")
     assert "moved out of the project" in out
+
+
+async def test_a_session_output_dir_swapped_for_a_link_is_not_written_through(
+    ctx: ToolContext, workdir: Path, tmp_path: Path
+) -> None:
+    from loopwright.tools.spill import session_output_dir, spill_text
+
+    exposed = tmp_path / "world-readable"
+    exposed.mkdir()
+    real = session_output_dir("swapped")
+    real.rmdir()
+    os.symlink(exposed, real)
+    with pytest.raises(OSError, match="not a directory of this user"):
+        spill_text("swapped", "tool output")
+    assert list(exposed.iterdir()) == []
