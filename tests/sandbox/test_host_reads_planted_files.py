@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import shutil
 import stat
 from collections.abc import Iterator
 from pathlib import Path
@@ -172,3 +173,40 @@ async def test_a_session_output_dir_swapped_for_a_link_is_not_written_through(
     with pytest.raises(OSError, match="not a directory of this user"):
         spill_text("swapped", "tool output")
     assert list(exposed.iterdir()) == []
+
+
+def _cross_device_quarantine(tmp_path: Path) -> Path:
+    shm = Path("/dev/shm")
+    if not shm.is_dir() or os.stat(shm).st_dev == os.stat(tmp_path).st_dev:
+        pytest.skip("needs /dev/shm on another filesystem than the test's temp dir")
+    target = shm / f"loopwright-quarantine-test-{os.getpid()}-{tmp_path.name}"
+    return target
+
+
+def test_a_planted_fifo_is_not_copied_across_filesystems(workdir: Path, tmp_path: Path) -> None:
+    from loopwright.sandbox.quarantine import ProtectedPathsWatch
+
+    quarantine = _cross_device_quarantine(tmp_path)
+    try:
+        watch = ProtectedPathsWatch([workdir], quarantine)
+        os.mkfifo(workdir / ".envrc")
+        (workdir / ".mcp.json").write_text("{}")
+        note = watch.settle()
+    finally:
+        shutil.rmtree(quarantine, ignore_errors=True)
+    assert ".envrc could NOT be moved" in note and "not a file, directory or symlink" in note
+    assert not (workdir / ".mcp.json").exists() and "→" in note
+
+
+def test_a_huge_sparse_file_is_not_copied_across_filesystems(workdir: Path, tmp_path: Path) -> None:
+    from loopwright.sandbox.quarantine import ProtectedPathsWatch
+
+    quarantine = _cross_device_quarantine(tmp_path)
+    try:
+        watch = ProtectedPathsWatch([workdir], quarantine)
+        with (workdir / ".envrc").open("wb") as handle:
+            handle.truncate(8 * 1024**3)
+        note = watch.settle()
+    finally:
+        shutil.rmtree(quarantine, ignore_errors=True)
+    assert ".envrc could NOT be moved" in note and "too large" in note

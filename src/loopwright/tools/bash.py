@@ -242,9 +242,7 @@ class BashTool:
                     command, ctx.state.cwd, output, cwd_file=cwd_file, wrapper=wrapper
                 )
             finished = await _run_to_end(process, fd, timeout_ms / 1000, self.max_output_file_bytes)
-            return await asyncio.to_thread(
-                self._result, finished, fd, output_path, cwd_file, timeout_ms, ctx
-            )
+            return self._result(finished, fd, output_path, cwd_file, timeout_ms, ctx)
         except OSError as exc:
             _unlink_quietly(output_path)
             return ToolResult.error(f"could not run the command: {exc}")
