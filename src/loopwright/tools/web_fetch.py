@@ -39,7 +39,7 @@ MAX_CONTENT_CHARS = 100_000
 TIMEOUT_SECONDS = 30.0
 # HTML past this is not converted (markdownify is slow on big pages; the model gets
 # MAX_CONTENT_CHARS anyway), and a conversion gets this long in its thread.
-MAX_CONVERT_BYTES = 1024 * 1024
+MAX_CONVERT_BYTES = 256 * 1024
 CONVERT_TIMEOUT_SECONDS = 20.0
 SUMMARY_MAX_TOKENS = 2048
 REDIRECT_STATUSES = frozenset({301, 302, 303, 307, 308})
@@ -113,6 +113,9 @@ async def checked_target(url: str, guard: WebFetchGuard | None) -> _Target:
 
     parsed = httpx.URL(url)
     host = canonical_host(parsed.host)
+    if host != canonical_host(urlsplit(url).hostname or ""):
+        # The permission check read the host with urlsplit: both must agree on it.
+        raise FetchError(f"{url} names its host ambiguously; write the URL plainly")
     rule = guard.denied(host) if guard is not None else None
     if rule is not None:
         raise FetchError(f"{url} is covered by the deny rule {rule}; it was not fetched")
