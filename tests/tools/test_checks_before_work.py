@@ -40,7 +40,7 @@ def options(model: ScriptedModel, cwd: Path, **extra: Any) -> Options:
     return Options(
         model=model,
         cwd=cwd,
-        tools=["Read", "Write", "Edit"],
+        tools=["Read", "Write", "Edit", "Glob", "Grep"],
         setting_sources=[],
         persist_session=False,
         **extra,
@@ -103,7 +103,7 @@ def bad_paths(tmp_path: Path) -> dict[str, str]:
 @pytest.mark.parametrize(
     "kind", ["symlink loop", "self loop", "name too long", "component too long"]
 )
-@pytest.mark.parametrize("name", ["Write", "Edit", "Read"])
+@pytest.mark.parametrize("name", ["Write", "Edit", "Read", "Glob", "Grep"])
 async def test_a_bad_path_is_an_error_result_with_checkpointing_on_or_off(
     tmp_path: Path, checkpointing: bool, kind: str, name: str
 ) -> None:
@@ -112,6 +112,8 @@ async def test_a_bad_path_is_an_error_result_with_checkpointing_on_or_off(
         "Write": {"file_path": path, "content": "x"},
         "Edit": {"file_path": path, "old_string": "", "new_string": "x"},
         "Read": {"file_path": path},
+        "Glob": {"pattern": "*", "path": path},
+        "Grep": {"pattern": "x", "path": path},
     }
     model = ScriptedModel([tool_call(name, **inputs[name]), text("done")])
     messages = [
