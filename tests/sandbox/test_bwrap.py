@@ -106,8 +106,8 @@ def test_network_to_a_host_listener_is_blocked(
     assert "BLOCKED" in out and "CONNECTED" not in out
 
 
-def test_secret_env_vars_are_dropped_unless_allowlisted(workdir: Path, tmp_path: Path) -> None:
-    settings = SandboxSettings(env_allowlist=("GITHUB_TOKEN",))
+def test_env_vars_are_dropped_unless_allowlisted(workdir: Path, tmp_path: Path) -> None:
+    settings = SandboxSettings(env_allowlist=("GITHUB_TOKEN", "HARMLESS"))
     box = BwrapSandbox(settings, [workdir], home=tmp_path / "home")
     try:
         env = {
@@ -190,10 +190,10 @@ def test_opt_in_unsandboxed_fallback_still_filters_env(workdir: Path) -> None:
         SandboxSettings(allow_unsandboxed=True), [workdir], bwrap="/nonexistent/bwrap"
     )
     try:
-        argv, env = box.wrap(["true"], {"A_TOKEN": "x", "B": "y"}, str(workdir))
+        argv, env = box.wrap(["true"], {"A_TOKEN": "x", "B": "y", "LANG": "C"}, str(workdir))
     finally:
         box.close()
-    assert argv == ["true"] and env == {"B": "y"}
+    assert argv == ["true"] and env == {"LANG": "C"}
 
 
 def test_agent_and_git_config_stay_read_only_in_the_working_dir(
@@ -275,10 +275,11 @@ def test_credentials_under_other_names_are_dropped_too(workdir: Path, tmp_path: 
         "SSH_AUTH_SOCK": "/tmp/agent",
         "AWS_SESSION_EXPIRATION": "x",
         "HARMLESS": "ok",
+        "LANG": "C.UTF-8",
     }
     kept = box.filter_env(env)
     box.close()
-    assert set(kept) == {"PATH", "HARMLESS"}
+    assert set(kept) == {"PATH", "LANG"}
 
 
 def test_hook_managers_and_submodule_hooks_stay_read_only(

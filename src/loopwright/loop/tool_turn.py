@@ -21,6 +21,7 @@ from loopwright.messages import (
     ToolUseBlock,
     UserMessage,
 )
+from loopwright.session.checkpoints import checkpointed
 from loopwright.session.session import Session
 from loopwright.tools.base import GateDecision, ToolContext, ToolGate
 from loopwright.tools.executor import BatchOutcome, execute
@@ -109,12 +110,10 @@ async def _execute(
             services=session.services,
         )
 
-    if session.checkpoints is not None:
-        for call in calls:
-            session.checkpoints.before_tool(call.name, call.input, session.state.cwd)
+    # Checkpoints are taken as each editing tool runs: after its permission decision.
     await execute(
         calls,
-        guard_tools(agent, agent.active_tools()),
+        checkpointed(guard_tools(agent, agent.active_tools()), session.checkpoints),
         make_context,
         gate,
         outcome,

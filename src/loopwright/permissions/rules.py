@@ -12,6 +12,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
+from loopwright.tools.web_address import host_matches
+
 RuleBehavior = Literal["allow", "ask", "deny"]
 
 # Tools whose path rules are written as Read(...) or Edit(...).
@@ -156,12 +158,6 @@ def command_pattern_regex(specifier: str) -> re.Pattern[str]:
 
 def domain_matches(pattern: str, host: str) -> bool:
     """``example.com`` exact; ``*.example.com`` any subdomain (not the apex); ``*`` all.
-    Elsewhere ``*`` stays within one label, so ``example.*`` cannot match ``example.evil.com``."""
-    pattern = pattern.lower().rstrip(".")
-    host = host.lower().rstrip(".")
-    if pattern == "*":
-        return True
-    if pattern.startswith("*."):
-        return host.endswith(pattern[1:]) and len(host) > len(pattern) - 1
-    regex = "[^.]*".join(re.escape(part) for part in pattern.split("*"))
-    return re.fullmatch(regex, host) is not None
+    Elsewhere ``*`` stays within one label, so ``example.*`` cannot match ``example.evil.com``.
+    Both are compared canonically (``2130706434`` is ``127.0.0.2``; see web_address)."""
+    return host_matches(pattern, host)

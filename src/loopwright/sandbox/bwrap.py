@@ -24,23 +24,26 @@ arbitrary content (a CDN, a paste site) is an exfiltration channel; allow narrow
 from __future__ import annotations
 
 import os
-import re
 import shutil
 import sys
 import tempfile
 import weakref
 from collections.abc import Sequence
 from dataclasses import dataclass
+from fnmatch import fnmatchcase
 from pathlib import Path
 
 from loopwright.errors import ConfigurationError
+from loopwright.permissions.credential_files import CREDENTIAL_FILES
 from loopwright.permissions.protected import protected_bind_args
+from loopwright.sandbox.deny_masks import FloatingMasks
 from loopwright.sandbox.host_support import ISOLATION_FLAGS, check_available, find_bwrap
 from loopwright.sandbox.proxy import DomainProxy
 from loopwright.sandbox.quarantine import ProtectedPathsWatch
 from loopwright.sessions.base import loopwright_home
 
 __all__ = [
+    "DEFAULT_ENV_ALLOWLIST",
     "DEFAULT_MASKED_PATHS",
     "BwrapSandbox",
     "SandboxSettings",
@@ -49,30 +52,30 @@ __all__ = [
 ]
 
 DEFAULT_MASKED_PATHS: tuple[str, ...] = (
-    "~/.ssh",
-    "~/.aws",
-    "~/.gnupg",
-    "~/.config/gcloud",
-    "~/.azure",
-    "~/.kube",
-    "~/.docker/config.json",
-    "~/.netrc",
-    "~/.git-credentials",
-    "~/.npmrc",
-    "~/.pypirc",
-    "~/.config/gh",
-    "~/.claude/.credentials.json",
-    "~/.password-store",
+    *CREDENTIAL_FILES,
     # Run as root, a command is still uid 0 for file modes: root-only files stay readable
     # unless masked.
     "/etc/shadow",
     "/etc/gshadow",
 )
-_SECRET_NAME = re.compile(
-    r"KEY|SECRET|TOKEN|PASSWORD|PASSWD|CREDENTIAL|CREDS|AUTH|PRIVATE|COOKIE|SESSION"
-    r"|DSN|DATABASE_URL|_PAT$|^PAT$",
-    re.IGNORECASE,
-)
+# The environment a sandboxed command gets is an allow-list: these names (fnmatch
+# patterns) and those in SandboxSettings.env_allowlist. Everything else — API keys, CI
+# job tokens, MYSQL_PWD, REDIS_URL with a password, proxy URLs with credentials — stays
+# out, whatever its name. Values are passed as they are.
+DEFAULT_ENV_ALLOWLIST: tuple[str, ...] = (
+    "PATH", "HOME", "USER", "LOGNAME", "SHELL", "PWD", "OLDPWD", "SHLVL", "HOSTNAME",
+    "TERM", "COLORTERM", "COLUMNS", "LINES", "NO_COLOR", "FORCE_COLOR", "CLICOLOR",
+    "LANG", "LANGUAGE", "LC_*", "TZ",
+    "EDITOR", "VISUAL", "PAGER", "GIT_PAGER", "GIT_TERMINAL_PROMPT", "LESS",
+    "XDG_CONFIG_HOME", "XDG_CACHE_HOME", "XDG_DATA_HOME", "XDG_STATE_HOME",
+    "VIRTUAL_ENV", "CONDA_PREFIX", "CONDA_DEFAULT_ENV", "PYTHONPATH", "PYTHONHOME",
+    "PYTHONDONTWRITEBYTECODE", "PYTHONUNBUFFERED", "PYTHONIOENCODING", "PYTHONUTF8",
+    "JAVA_HOME", "GOPATH", "GOROOT", "GOFLAGS", "CARGO_HOME", "RUSTUP_HOME",
+    "NVM_DIR", "NODE_PATH", "MANPATH", "PKG_CONFIG_PATH", "LD_LIBRARY_PATH",
+    "CC", "CXX", "CFLAGS", "CXXFLAGS", "LDFLAGS", "MAKEFLAGS",
+    "SSL_CERT_FILE", "SSL_CERT_DIR", "REQUESTS_CA_BUNDLE", "NODE_EXTRA_CA_CERTS",
+    "CI", "DEBIAN_FRONTEND",
+)  # fmt: skip
 _PROXY_PORT = 3128
 # Parts of the sandbox's /proc made read-only on top: /proc/sys above all. The command runs
 # as the caller's uid; for root that is still uid 0 on the host, which the kernel lets
@@ -94,7 +97,8 @@ class SandboxSettings:
     allowed_domains: tuple[str, ...] = ()
     writable_paths: tuple[str, ...] = ()
     masked_paths: tuple[str, ...] = DEFAULT_MASKED_PATHS
-    # Variables kept although their names look secret (*KEY*, *SECRET*, *TOKEN*…).
+    # More variables (names or fnmatch patterns) passed into the sandbox, on top of
+    # DEFAULT_ENV_ALLOWLIST; every other variable of the host is left out.
     env_allowlist: tuple[str, ...] = ()
     # Let commands open Unix sockets. Off by default: the host's socket files (Docker,
     # D-Bus, tmux, ssh-agent) stay visible in the read-only root and lead straight out.
@@ -112,8 +116,11 @@ class BwrapSandbox:
         home: str | Path | None = None,
         bwrap: str | None = None,
         quarantine_dir: str | Path | None = None,
+        floating_masks: FloatingMasks | None = None,
     ) -> None:
         self.settings = settings
+        # Read deny patterns that float (``**/.env``): matched anew before each command.
+        self.floating_masks = floating_masks
         self.working_dirs = tuple(Path(d).resolve() for d in working_dirs)
         self.home = Path(home) if home is not None else Path.home()
         self.available = True
@@ -146,9 +153,12 @@ class BwrapSandbox:
         return self._runtime / "proxy.sock"
 
     def wrap(
-        self, argv: list[str], env: dict[str, str], cwd: str
+        self, argv: list[str], env: dict[str, str], cwd: str, *, configured: Sequence[str] = ()
     ) -> tuple[list[str], dict[str, str]]:
+        """``configured``: names the session's own config set (Options.env, settings
+        ``env``) — chosen for commands, so they pass the allow-list."""
         clean_env = self.filter_env(env)
+        clean_env.update({name: env[name] for name in configured if name in env})
         if not self.available:
             return list(argv), clean_env
         relay_socket, relay_port = "-", "-"
@@ -194,9 +204,10 @@ class BwrapSandbox:
             args += protected_bind_args(directory)
         if self.settings.allowed_domains:
             args += ["--bind", str(self._runtime), str(self._runtime)]
-        for masked in self.settings.masked_paths:
+        floating = self.floating_masks.matches()[0] if self.floating_masks else []
+        for masked in (*self.settings.masked_paths, *floating):
             # At the real location: bwrap cannot mount onto a symlink (~/.ssh → /data/ssh).
-            target = self._expand(masked).resolve()
+            target = Path(os.path.realpath(self._expand(masked)))  # no raise on a loop
             if target.is_dir():
                 args += ["--tmpfs", str(target)]
             elif target.exists():
@@ -204,8 +215,9 @@ class BwrapSandbox:
         return [*args, "--chdir", cwd]
 
     def filter_env(self, env: dict[str, str]) -> dict[str, str]:
-        keep = set(self.settings.env_allowlist)
-        return {k: v for k, v in env.items() if k in keep or not _SECRET_NAME.search(k)}
+        """Only the allow-listed variables; the rest of the host's environment stays out."""
+        patterns = (*DEFAULT_ENV_ALLOWLIST, *self.settings.env_allowlist)
+        return {k: v for k, v in env.items() if any(fnmatchcase(k, p) for p in patterns)}
 
     def close(self) -> None:
         if self._proxy is not None:

@@ -21,6 +21,7 @@ Residual risk, accepted and documented:
 
 from __future__ import annotations
 
+import errno
 import os
 import shutil
 import stat
@@ -108,10 +109,46 @@ class ProtectedPathsWatch:
             destination = destination.with_name(f"{path.name}.{suffix}")
         try:
             make_private_dirs(destination.parent)
-            shutil.move(str(path), str(destination))
+            _move_untrusted(path, destination)
         except OSError as exc:
             return Quarantined(path, None, str(exc))
         return Quarantined(path, destination)
+
+
+# A cross-filesystem move copies what the command made: only this much, of plain files.
+MAX_COPY_BYTES = 64 * 1024 * 1024
+MAX_COPY_ENTRIES = 10_000
+
+
+def _move_untrusted(path: Path, destination: Path) -> None:
+    """Rename ``path``; across filesystems copy it only when it is small and holds nothing
+    but directories, regular files and symlinks (a FIFO would block the copy, a sparse
+    terabyte would fill the disk)."""
+    try:
+        os.rename(path, destination)
+        return
+    except OSError as exc:
+        if exc.errno != errno.EXDEV:
+            raise
+    _check_copyable(path)
+    shutil.move(str(path), str(destination))
+
+
+def _check_copyable(path: Path) -> None:
+    total, entries = 0, 0
+    pending = [path]
+    while pending:
+        current = pending.pop()
+        info = current.lstat()
+        entries += 1
+        if stat.S_ISDIR(info.st_mode):
+            pending.extend(current.iterdir())
+        elif stat.S_ISREG(info.st_mode):
+            total += info.st_size
+        elif not stat.S_ISLNK(info.st_mode):
+            raise OSError(errno.EINVAL, f"{current} is not a file, directory or symlink")
+        if total > MAX_COPY_BYTES or entries > MAX_COPY_ENTRIES:
+            raise OSError(errno.EFBIG, "too large to copy to the quarantine dir")
 
 
 def describe(quarantined: Sequence[Quarantined]) -> str:

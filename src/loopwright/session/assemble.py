@@ -29,6 +29,7 @@ from loopwright.permissions.gate import PermissionGate
 from loopwright.permissions.read_guard import ReadGuard
 from loopwright.permissions.rules import RuleSet
 from loopwright.sandbox import BwrapSandbox, SandboxSettings, masks_for_read_denials
+from loopwright.sandbox.deny_masks import FloatingMasks
 from loopwright.session.agent import Agent
 from loopwright.session.approvals import approval_rules, take_approvals
 from loopwright.session.checkpoints import FileCheckpoints
@@ -62,6 +63,7 @@ from loopwright.settings.load import (
 )
 from loopwright.tools.base import READ_GUARD_SERVICE, SessionState
 from loopwright.tools.command_wrapper import CommandWrapper
+from loopwright.tools.web_address import WEB_FETCH_GUARD_SERVICE, WebFetchGuard
 from loopwright.types import PermissionMode
 
 DEFAULT_SYSTEM_PROMPT = """\
@@ -186,6 +188,10 @@ def _services(
             policy.home,
         )
     }
+    # WebFetch checks the addresses it connects to against the same deny rules.
+    services[WEB_FETCH_GUARD_SERVICE] = WebFetchGuard.from_specifiers(
+        r.specifier for r in policy.rules.deny if r.tool == "WebFetch" and r.specifier
+    )
     if options.ask_user is not None:
         services["ask_user"] = options.ask_user
     if options.web_search_backend is not None:
@@ -198,6 +204,9 @@ def _services(
             _with_denied_paths_masked(sandbox_settings, base),
             policy.working_dirs or (base.cwd,),
             quarantine_dir=session_data_dir(base.cwd, base.session_id) / "quarantine",
+            floating_masks=FloatingMasks.from_rules(
+                policy.rules.deny, policy.working_dirs or (base.cwd,), policy.home
+            ),
         )
         state.resources["sandbox"] = sandbox
         notices.extend(sandbox.notices)

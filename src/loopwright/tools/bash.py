@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import shutil
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -19,6 +20,7 @@ from loopwright.tools.bash_background import background_shells
 from loopwright.tools.bash_process import kill_process_group, spawn_shell
 from loopwright.tools.command_wrapper import watch_protected_paths
 from loopwright.tools.spill import remove_if_empty, session_output_dir
+from loopwright.tools.untrusted_files import read_at, read_regular, still_named
 
 DEFAULT_TIMEOUT_MS = 120_000
 MAX_TIMEOUT_MS = 600_000
@@ -28,6 +30,8 @@ HEAD_CHARS = 20_000
 TAIL_CHARS = 10_000
 # Never decode more than this much of an output file into memory.
 MAX_READBACK_BYTES = 64 * 1024 * 1024
+# The cwd file holds one path; anything longer is not what the EXIT trap wrote.
+MAX_CWD_FILE_BYTES = 64 * 1024
 # A command printing more than this is runaway (`yes`, a log loop): kill it before the disk fills.
 MAX_OUTPUT_FILE_BYTES = 1024 * 1024 * 1024
 OUTPUT_CHECK_SECONDS = 0.5
@@ -117,9 +121,12 @@ def _timeout_ms(raw: object) -> int | str:
 def _next_cwd(cwd_file: Path, ctx: ToolContext) -> tuple[Path, str]:
     """The directory the command ended in, and a note when it was not accepted."""
     try:
-        reported = cwd_file.read_text(encoding="utf-8", errors="replace").strip()
+        # The command can replace this file (its directory is writable in the sandbox):
+        # a symlink or a FIFO there is refused, never followed or waited on.
+        raw = read_regular(cwd_file, MAX_CWD_FILE_BYTES)
     except OSError:
         return (ctx.state.cwd, "")
+    reported = raw.decode("utf-8", errors="replace").strip()
     if not reported or not os.path.isdir(reported):
         return (ctx.state.cwd, "")
     candidate = Path(reported)
@@ -140,7 +147,7 @@ class _Finished:
 
 
 async def _wait_watching_output(
-    process: asyncio.subprocess.Process, output_path: Path, timeout_s: float, max_bytes: int
+    process: asyncio.subprocess.Process, output_fd: int, timeout_s: float, max_bytes: int
 ) -> _Finished:
     """Wait for the exit, checking now and then that the output file is not running away."""
     loop = asyncio.get_running_loop()
@@ -152,18 +159,18 @@ async def _wait_watching_output(
         try:
             code = await asyncio.wait_for(process.wait(), min(remaining, OUTPUT_CHECK_SECONDS))
         except TimeoutError:
-            if output_path.stat().st_size > max_bytes:
+            if os.fstat(output_fd).st_size > max_bytes:
                 return _Finished(None, "output_too_large")
             continue
         return _Finished(code, "exited")
 
 
 async def _run_to_end(
-    process: asyncio.subprocess.Process, output_path: Path, timeout_s: float, max_bytes: int
+    process: asyncio.subprocess.Process, output_fd: int, timeout_s: float, max_bytes: int
 ) -> _Finished:
     """Wait for the command; kill its whole group on timeout, runaway output or cancellation."""
     try:
-        finished = await _wait_watching_output(process, output_path, timeout_s, max_bytes)
+        finished = await _wait_watching_output(process, output_fd, timeout_s, max_bytes)
     except asyncio.CancelledError:
         await kill_process_group(process)
         raise
@@ -226,34 +233,40 @@ class BashTool:
         fd, raw_path = tempfile.mkstemp(prefix="output-", suffix=".log", dir=out_dir)
         output_path = Path(raw_path)
         cwd_file = output_path.with_suffix(".cwd")
+        # The output is read back through ``fd``, the descriptor mkstemp made: whatever the
+        # command puts at ``output_path`` by name later (a symlink, a FIFO), the host reads
+        # only what the command wrote to its stdout.
         try:
-            with os.fdopen(fd, "wb") as output:
+            with os.fdopen(os.dup(fd), "wb") as output:
                 process = await spawn_shell(
                     command, ctx.state.cwd, output, cwd_file=cwd_file, wrapper=wrapper
                 )
-            finished = await _run_to_end(
-                process, output_path, timeout_ms / 1000, self.max_output_file_bytes
-            )
-            return self._result(finished, output_path, cwd_file, timeout_ms, ctx)
+            finished = await _run_to_end(process, fd, timeout_ms / 1000, self.max_output_file_bytes)
+            return self._result(finished, fd, output_path, cwd_file, timeout_ms, ctx)
         except OSError as exc:
-            output_path.unlink(missing_ok=True)
+            _unlink_quietly(output_path)
             return ToolResult.error(f"could not run the command: {exc}")
         finally:
-            cwd_file.unlink(missing_ok=True)
+            os.close(fd)
+            _unlink_quietly(cwd_file)
 
     def _result(
         self,
         finished: _Finished,
+        output_fd: int,
         output_path: Path,
         cwd_file: Path,
         timeout_ms: int,
         ctx: ToolContext,
     ) -> ToolResult:
-        with output_path.open("rb") as handle:
-            raw = handle.read(MAX_READBACK_BYTES)
+        raw = read_at(output_fd, MAX_READBACK_BYTES)
         text, keep_file = render_output(raw, output_path)
         if not keep_file:
-            output_path.unlink(missing_ok=True)
+            _unlink_quietly(output_path)
+        elif not still_named(output_fd, output_path):
+            # The command replaced the file by name: the saved copy must be ours again.
+            _unlink_quietly(output_path)
+            text, _ = render_output(raw, _save_copy(output_fd, output_path.parent))
         if finished.stopped == "timed_out":
             note = (
                 f"\nCommand timed out after {timeout_ms} ms; it and its child processes "
@@ -273,3 +286,22 @@ class BashTool:
         if exit_code == 0:
             return ToolResult((text or "(no output)") + cwd_note)
         return ToolResult(f"{text}\nExit code {exit_code}{cwd_note}", is_error=True)
+
+
+def _unlink_quietly(path: Path) -> None:
+    """Remove a name in the output dir, whatever the command left there (even a directory)."""
+    try:
+        path.unlink(missing_ok=True)
+    except OSError:
+        shutil.rmtree(path, ignore_errors=True)
+
+
+def _save_copy(source_fd: int, directory: Path) -> Path:
+    """A fresh file in ``directory`` holding what ``source_fd`` holds."""
+    fd, raw_path = tempfile.mkstemp(prefix="output-", suffix=".log", dir=directory)
+    with os.fdopen(fd, "wb") as target:
+        offset = 0
+        while chunk := read_at(source_fd, 1024 * 1024, offset):
+            target.write(chunk)
+            offset += len(chunk)
+    return Path(raw_path)

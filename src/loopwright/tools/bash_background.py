@@ -18,6 +18,7 @@ from loopwright.tools.base import SessionState, ToolContext, ToolResult
 from loopwright.tools.bash_process import kill_process_group, spawn_shell
 from loopwright.tools.command_wrapper import ProtectedPathsWatch, watch_protected_paths
 from loopwright.tools.ripgrep import run_rg
+from loopwright.tools.untrusted_files import read_at
 
 RESOURCE_KEY = "background_shells"
 # Each BashOutput call returns at most this much new output; the rest waits for the next call.
@@ -28,12 +29,16 @@ ShellStatus = Literal["running", "completed", "failed", "killed"]
 
 @dataclass(slots=True)
 class BackgroundShell:
-    """One background command: its process, output file and how much of it was read."""
+    """One background command: its process, output file and how much of it was read.
+
+    The output is read through ``output_fd``, the descriptor the host created the file
+    with, never by name: the command may replace the name with a symlink or a FIFO."""
 
     shell_id: str
     command: str
     process: asyncio.subprocess.Process
     output_path: Path
+    output_fd: int
     waiter: asyncio.Task[int]
     read_offset: int = 0
     killed: bool = False
@@ -54,14 +59,12 @@ class BackgroundShell:
         return "completed" if code == 0 else "failed"
 
     def read_new_output(self) -> str:
-        with self.output_path.open("rb") as handle:
-            handle.seek(self.read_offset)
-            chunk = handle.read(MAX_CHUNK_BYTES)
+        chunk = read_at(self.output_fd, MAX_CHUNK_BYTES, self.read_offset)
         self.read_offset += len(chunk)
         return self.decoder.decode(chunk)
 
     def has_unread_output(self) -> bool:
-        return self.output_path.stat().st_size > self.read_offset
+        return os.fstat(self.output_fd).st_size > self.read_offset
 
     def unreported_protected_note(self) -> str:
         """The quarantine note once, after the command ended ('' before or after that)."""
@@ -90,14 +93,18 @@ class BackgroundShells:
         fd, raw_path = tempfile.mkstemp(prefix=f"{shell_id}-", suffix=".log", dir=output_dir)
         output_path = Path(raw_path)
         watch = watch_protected_paths(wrapper)
-        with os.fdopen(fd, "wb") as output:
-            process = await spawn_shell(command, cwd, output, cwd_file=None, wrapper=wrapper)
+        try:
+            with os.fdopen(os.dup(fd), "wb") as output:
+                process = await spawn_shell(command, cwd, output, cwd_file=None, wrapper=wrapper)
+        except BaseException:
+            os.close(fd)
+            raise
         notes: list[str] = []
         # A task per shell reaps the process as soon as it exits (no zombies while we wait),
         # then lets the sandbox move away protected paths the command created.
         waiter = asyncio.create_task(_reap(process, watch, notes), name=f"loopwright-{shell_id}")
         self._shells[shell_id] = BackgroundShell(
-            shell_id, command, process, output_path, waiter, protected_notes=notes
+            shell_id, command, process, output_path, fd, waiter, protected_notes=notes
         )
         return shell_id
 
@@ -116,6 +123,10 @@ class BackgroundShells:
         await asyncio.gather(
             *(self.kill(shell_id) for shell_id in self._shells), return_exceptions=True
         )
+        for shell in self._shells.values():
+            if shell.output_fd >= 0:
+                os.close(shell.output_fd)
+                shell.output_fd = -1
 
 
 async def _reap(

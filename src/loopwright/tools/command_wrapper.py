@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 
 class CommandSandbox(Protocol):
     def wrap(
-        self, argv: list[str], env: dict[str, str], cwd: str
+        self, argv: list[str], env: dict[str, str], cwd: str, *, configured: Sequence[str] = ()
     ) -> tuple[list[str], dict[str, str]]: ...
 
 
@@ -35,8 +35,14 @@ class CommandWrapper:
         merged = {**env, **self.env}
         if self.sandbox is None:
             return argv, merged
-        wrapped: tuple[list[str], dict[str, str]] = self.sandbox.wrap(argv, merged, cwd)
-        return wrapped
+        if not self.env:
+            wrapped: tuple[list[str], dict[str, str]] = self.sandbox.wrap(argv, merged, cwd)
+            return wrapped
+        # The session's own variables pass the sandbox's environment allow-list.
+        configured: tuple[list[str], dict[str, str]] = self.sandbox.wrap(
+            argv, merged, cwd, configured=tuple(self.env)
+        )
+        return configured
 
     def watch_protected(self) -> ProtectedPathsWatch | None:
         return watch_protected_paths(self.sandbox)

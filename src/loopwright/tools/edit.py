@@ -3,12 +3,23 @@
 from __future__ import annotations
 
 import asyncio
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from loopwright.tools.base import SessionState, ToolContext, ToolResult
-from loopwright.tools.file_access import absolute_path, stale_read_problem
+from loopwright.tools.file_access import (
+    MAX_EDIT_FILE_BYTES,
+    ChangeRefused,
+    absolute_path,
+    link_refusal,
+    open_for_change,
+    replace_content,
+    stale_read_problem,
+    write_new_or_existing,
+)
+from loopwright.tools.untrusted_files import read_at
 
 SNIPPET_CONTEXT_LINES = 3
 
@@ -50,9 +61,12 @@ def _snippet(text: str, start: int, length: int) -> str:
     return "\n".join(f"{n + 1:>6}\t{lines[n]}" for n in range(low, high))
 
 
-def _create(path: Path, content: str, state: SessionState) -> ToolResult:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_bytes(content.encode("utf-8"))
+def _create(path: Path, content: str, state: SessionState, fd: int | None = None) -> ToolResult:
+    if fd is None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        write_new_or_existing(path, content.encode("utf-8"), exclusive=True)
+    else:
+        replace_content(fd, content.encode("utf-8"))
     state.record_read(path)
     return ToolResult(f"Created {path} ({content.count(chr(10)) + 1} lines)")
 
@@ -60,20 +74,40 @@ def _create(path: Path, content: str, state: SessionState) -> ToolResult:
 def _edit_sync(
     path: Path, old: str, new: str, replace_all: bool, state: SessionState
 ) -> ToolResult:
-    if not path.exists():
+    if not os.path.lexists(path):
         if old == "":
             return _create(path, new, state)
         return ToolResult.error(
             f"file does not exist: {path}; check the path, or pass an empty old_string "
             "to create the file"
         )
+    if path.is_symlink():
+        return ToolResult.error(link_refusal(path))
     if path.is_dir():
         return ToolResult.error(f"{path} is a directory, not a file; pass the path of a file")
     problem = stale_read_problem(path, state, "edit")
     if problem:
         return ToolResult.error(problem)
+    # One descriptor for the size check, the read and the write: the file changed is
+    # the file that was checked.
+    fd = open_for_change(path, os.O_RDWR)
     try:
-        text = path.read_bytes().decode("utf-8")
+        return _edit_open_file(fd, path, old, new, replace_all, state)
+    finally:
+        os.close(fd)
+
+
+def _edit_open_file(
+    fd: int, path: Path, old: str, new: str, replace_all: bool, state: SessionState
+) -> ToolResult:
+    size = os.fstat(fd).st_size
+    if size > MAX_EDIT_FILE_BYTES:
+        return ToolResult.error(
+            f"{path} is {size} bytes, over Edit's limit of {MAX_EDIT_FILE_BYTES}; change it "
+            "with a command that streams it (sed -i, a script) instead"
+        )
+    try:
+        text = read_at(fd, size).decode("utf-8")
     except UnicodeDecodeError:
         return ToolResult.error(f"{path} is not UTF-8 text; Edit only changes text files")
     if "\r\n" in text and "\r\n" not in old and "\n" in old:
@@ -84,7 +118,7 @@ def _edit_sync(
             return ToolResult.error(
                 "old_string is empty but the file is not; give the exact text to replace"
             )
-        return _create(path, new, state)
+        return _create(path, new, state, fd)
     occurrences = text.count(old)
     if occurrences == 0:
         return ToolResult.error(
@@ -98,7 +132,7 @@ def _edit_sync(
         )
     first = text.index(old)
     updated = text.replace(old, new) if replace_all else text.replace(old, new, 1)
-    path.write_bytes(updated.encode("utf-8"))
+    replace_content(fd, updated.encode("utf-8"))
     state.record_read(path)
     replaced = f"{occurrences} occurrences" if replace_all else "1 occurrence"
     return ToolResult(f"Edited {path}: replaced {replaced}.\n{_snippet(updated, first, len(new))}")
@@ -130,5 +164,7 @@ class EditTool:
             return ToolResult.error(f"replace_all must be true or false, got {replace_all!r}")
         try:
             return await asyncio.to_thread(_edit_sync, path, old, new, replace_all, ctx.state)
+        except ChangeRefused as exc:
+            return ToolResult.error(str(exc))
         except OSError as exc:
             return ToolResult.error(f"cannot edit {path}: {exc.strerror or exc}")

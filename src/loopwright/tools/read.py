@@ -7,6 +7,7 @@ file tools agree on what a valid ``file_path`` is.
 from __future__ import annotations
 
 import asyncio
+import os
 import stat
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -22,6 +23,7 @@ from loopwright.tools.read_image import (
     mislabelled_image,
     sniff_image,
 )
+from loopwright.tools.untrusted_files import NotARegularFile, open_regular, read_at
 
 DEFAULT_LINE_LIMIT = 2000
 MAX_LINE_CHARS = 2000
@@ -29,6 +31,8 @@ LONG_LINE_CHUNK = 1024 * 1024
 # A whole-file read stops here even under the line limit, so one call cannot flood the context.
 MAX_OUTPUT_CHARS = 250_000
 BINARY_SNIFF_BYTES = 8192
+# Past this size Read refuses by stat, before reading: Grep or a shell range instead.
+MAX_READ_FILE_BYTES = 256 * 1024 * 1024
 
 READ_DESCRIPTION = """\
 Read a file from the local filesystem.
@@ -103,12 +107,12 @@ def _bounded_lines(handle: TextIO) -> Iterator[str]:
         yield line
 
 
-def _read_text_slice(path: Path, offset: int, limit: int) -> TextSlice:
+def _read_text_slice(fd: int, offset: int, limit: int) -> TextSlice:
     numbered: list[str] = []
     chars = 0
     total = 0
     cut_short = False
-    with path.open("r", encoding="utf-8", errors="replace", newline=None) as handle:
+    with open(fd, encoding="utf-8", errors="replace", newline=None, closefd=False) as handle:
         for total, line in enumerate(_bounded_lines(handle), start=1):
             if total < offset or cut_short:
                 continue
@@ -127,9 +131,11 @@ def _read_text_slice(path: Path, offset: int, limit: int) -> TextSlice:
     return TextSlice("\n".join(numbered), offset, len(numbered), total, cut_short)
 
 
-def _render_text(path: Path, offset: int, limit: int, explicit_range: bool) -> tuple[str, bool]:
+def _render_text(
+    fd: int, path: Path, offset: int, limit: int, explicit_range: bool
+) -> tuple[str, bool]:
     """The numbered text and whether the view was cut short without being asked to."""
-    sliced = _read_text_slice(path, offset, limit)
+    sliced = _read_text_slice(fd, offset, limit)
     if sliced.total_lines == 0:
         return (f"<file {path} exists but is empty>", False)
     if sliced.lines_shown == 0:
@@ -149,26 +155,48 @@ def _render_text(path: Path, offset: int, limit: int, explicit_range: bool) -> t
 
 def _read_sync(path: Path, input: dict[str, Any]) -> tuple[ToolResult, bool | None]:
     """The result and, on success, whether the session saw only part of the file."""
-    if not path.exists():
+    try:
+        info = path.stat()
+    except FileNotFoundError:
         missing = f"file does not exist: {path}; check the path, or find the file with Glob"
         return (ToolResult.error(missing), None)
-    if path.is_dir():
+    if stat.S_ISDIR(info.st_mode):
         return (
             ToolResult.error(f"{path} is a directory; list it with Bash (ls) or Glob instead"),
             None,
         )
-    if not stat.S_ISREG(path.stat().st_mode):
-        # A FIFO or a terminal would block the read forever; a device never ends.
+    if not stat.S_ISREG(info.st_mode):
+        return (_not_regular(path), None)
+    if info.st_size > MAX_READ_FILE_BYTES:
+        # Checked by size before a byte is read: a sparse 3 GB file costs nothing to make.
         return (
             ToolResult.error(
-                f"{path} is not a regular file (a pipe, socket or device); Read only opens "
-                "regular files"
+                f"{path} is {info.st_size} bytes, over Read's limit of {MAX_READ_FILE_BYTES}; "
+                "search it with Grep, or show a part with Bash (sed -n '100,200p', tail)"
             ),
             None,
         )
+    try:
+        # O_NONBLOCK + fstat: a FIFO swapped in after the stat cannot block the read.
+        fd = open_regular(path, follow_symlinks=True)
+    except NotARegularFile:
+        return (_not_regular(path), None)
+    try:
+        return _read_open_file(fd, path, input)
+    finally:
+        os.close(fd)
+
+
+def _not_regular(path: Path) -> ToolResult:
+    # A FIFO or a terminal would block the read forever; a device never ends.
+    return ToolResult.error(
+        f"{path} is not a regular file (a pipe, socket or device); Read only opens regular files"
+    )
+
+
+def _read_open_file(fd: int, path: Path, input: dict[str, Any]) -> tuple[ToolResult, bool | None]:
     suffix = path.suffix.lower()
-    with path.open("rb") as handle:
-        media_type = sniff_image(handle.read(16), suffix)
+    media_type = sniff_image(read_at(fd, 16), suffix)
     if media_type is not None or suffix in IMAGE_SUFFIXES:
         # Typed by content, not by name: a .png that is really a JPEG is sent as one.
         result = image_result(path, media_type) if media_type else mislabelled_image(path)
@@ -179,15 +207,14 @@ def _read_sync(path: Path, input: dict[str, Any]) -> tuple[ToolResult, bool | No
     if suffix == ".pdf":
         rendered = render_pdf(path, input.get("pages"))
         return (rendered, None if rendered.is_error else input.get("pages") is not None)
-    with path.open("rb") as handle:
-        if looks_binary(handle.read(BINARY_SNIFF_BYTES)):
-            return (
-                ToolResult.error(
-                    f"{path} looks like a binary file; Read only shows text, images, "
-                    "notebooks and PDFs. Inspect it with Bash (e.g. `xxd | head`) if needed."
-                ),
-                None,
-            )
+    if looks_binary(read_at(fd, BINARY_SNIFF_BYTES)):
+        return (
+            ToolResult.error(
+                f"{path} looks like a binary file; Read only shows text, images, "
+                "notebooks and PDFs. Inspect it with Bash (e.g. `xxd | head`) if needed."
+            ),
+            None,
+        )
     offset = positive_int(input.get("offset"), "offset", 1)
     limit = positive_int(input.get("limit"), "limit", DEFAULT_LINE_LIMIT)
     for checked in (offset, limit):
@@ -195,7 +222,7 @@ def _read_sync(path: Path, input: dict[str, Any]) -> tuple[ToolResult, bool | No
             return (ToolResult.error(checked), None)
     assert isinstance(offset, int) and isinstance(limit, int)
     explicit = input.get("offset") is not None or input.get("limit") is not None
-    text, partial = _render_text(path, offset, limit, explicit)
+    text, partial = _render_text(fd, path, offset, limit, explicit)
     return (ToolResult(text), partial)
 
 
@@ -219,6 +246,10 @@ class ReadTool:
         if partial is not None:
             try:
                 ctx.state.record_read(path, partial=partial)
+                # Write and Edit refuse a link: the file it reaches counts as read too.
+                real = Path(os.path.realpath(path))
+                if real != path:
+                    ctx.state.record_read(real, partial=partial)
             except OSError:
                 pass  # deleted between the read and the stat: Edit will ask for a re-read
         return result

@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 import re
 import shutil
+import stat
 import tempfile
 from pathlib import Path
 
@@ -31,6 +32,14 @@ def session_output_dir(session_id: str) -> Path:
     name = _UNSAFE.sub("_", session_id).lstrip(".") or "no-session"
     path = loopwright_home() / "tool-output" / name
     make_private_dirs(path)
+    # Where $LOOPWRIGHT_HOME sits in a working dir, a sandboxed command could swap the
+    # directory for a link: output is never written through one.
+    info = os.lstat(path)
+    if not stat.S_ISDIR(info.st_mode) or info.st_uid != os.geteuid():
+        raise OSError(
+            f"{path} is not a directory of this user (a link or a planted file); remove it "
+            "so loopwright can create it again"
+        )
     return path
 
 

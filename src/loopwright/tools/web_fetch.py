@@ -1,12 +1,21 @@
 """The WebFetch tool: fetch a URL, turn HTML into Markdown, optionally summarise it.
 
+WebFetch decides on the address it connects to: each hop's host is canonicalised
+(web_address.py), resolved once, every address checked against the session's
+``WebFetch(domain:…)`` deny rules, and the connection made to the checked address (TLS
+still verified for the name). Same-host redirects are checked the same way; one deadline
+covers the whole fetch (a server dribbling a byte at a time is cut at it); the body is
+capped; HTML is converted in a worker thread, at most MAX_CONVERT_BYTES of it.
+
 httpx and markdownify are imported on first use: together they take ~200 ms to import,
 which would otherwise land on every session's cold start.
 """
 
 from __future__ import annotations
 
+import asyncio
 import json
+import socket
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urljoin, urlsplit
@@ -14,6 +23,12 @@ from urllib.parse import urljoin, urlsplit
 from loopwright.messages import TextBlock, UserMessage
 from loopwright.models.base import Model, ModelRequest, ModelResponse
 from loopwright.tools.base import ToolContext, ToolResult
+from loopwright.tools.web_address import (
+    WEB_FETCH_GUARD_SERVICE,
+    WebFetchGuard,
+    canonical_host,
+    ip_of,
+)
 
 if TYPE_CHECKING:
     import httpx
@@ -22,6 +37,10 @@ MAX_REDIRECTS = 5
 MAX_BODY_BYTES = 10 * 1024 * 1024
 MAX_CONTENT_CHARS = 100_000
 TIMEOUT_SECONDS = 30.0
+# HTML past this is not converted (markdownify is slow on big pages; the model gets
+# MAX_CONTENT_CHARS anyway), and a conversion gets this long in its thread.
+MAX_CONVERT_BYTES = 256 * 1024
+CONVERT_TIMEOUT_SECONDS = 20.0
 SUMMARY_MAX_TOKENS = 2048
 REDIRECT_STATUSES = frozenset({301, 302, 303, 307, 308})
 USER_AGENT = "loopwright-webfetch/0.1 (+https://pypi.org/project/loopwright)"
@@ -75,7 +94,54 @@ class CrossHostRedirect:
 
 
 def _host(url: str) -> str:
-    return (urlsplit(url).hostname or "").lower().removeprefix("www.")
+    return canonical_host(urlsplit(url).hostname or "").removeprefix("www.")
+
+
+@dataclass(frozen=True, slots=True)
+class _Target:
+    """Where one hop connects: the checked address, and the name TLS and Host carry."""
+
+    connect_url: str
+    host_header: str
+    sni_hostname: str | None
+
+
+async def checked_target(url: str, guard: WebFetchGuard | None) -> _Target:
+    """Resolve ``url``'s host once and check the name and every address it resolves to
+    against the deny rules; the connection then goes to the address checked."""
+    import httpx
+
+    parsed = httpx.URL(url)
+    host = canonical_host(parsed.host)
+    if host != canonical_host(urlsplit(url).hostname or ""):
+        # The permission check read the host with urlsplit: both must agree on it.
+        raise FetchError(f"{url} names its host ambiguously; write the URL plainly")
+    rule = guard.denied(host) if guard is not None else None
+    if rule is not None:
+        raise FetchError(f"{url} is covered by the deny rule {rule}; it was not fetched")
+    port = parsed.port or (443 if parsed.scheme == "https" else 80)
+    try:
+        infos = await asyncio.get_running_loop().getaddrinfo(host, port, type=socket.SOCK_STREAM)
+    except (OSError, UnicodeError) as exc:
+        raise FetchError(
+            f"could not resolve {host!r} from {url}: {exc}; check the URL's host name"
+        ) from None
+    addresses = list(dict.fromkeys(canonical_host(str(info[4][0])) for info in infos))
+    for address in addresses:
+        rule = guard.denied(address) if guard is not None else None
+        if rule is not None:
+            raise FetchError(
+                f"{url}: {host} resolves to {address}, which the deny rule {rule} covers; "
+                "it was not fetched"
+            )
+    if not addresses:
+        raise FetchError(f"{host!r} from {url} resolves to no address")
+    return _Target(
+        str(parsed.copy_with(host=addresses[0])),
+        parsed.netloc.decode("ascii"),
+        # TLS is verified for the name in the URL, not for the address connected to.
+        host if parsed.scheme == "https" and ip_of(host) is None else None,
+    )
 
 
 def _check_url(raw: object) -> str | None:
@@ -98,9 +164,15 @@ async def _read_capped(response: httpx.Response) -> tuple[bytes, bool]:
     return (b"".join(chunks), False)
 
 
-async def _fetch_once(client: httpx.AsyncClient, url: str) -> FetchedPage | CrossHostRedirect | str:
+async def _fetch_once(
+    client: httpx.AsyncClient, url: str, guard: WebFetchGuard | None
+) -> FetchedPage | CrossHostRedirect | str:
     """The page at ``url``, or the redirect target when it answers with one."""
-    async with client.stream("GET", url) as response:
+    target = await checked_target(url, guard)
+    extensions = {"sni_hostname": target.sni_hostname} if target.sni_hostname else {}
+    async with client.stream(
+        "GET", target.connect_url, headers={"host": target.host_header}, extensions=extensions
+    ) as response:
         location = response.headers.get("location")
         if response.status_code in REDIRECT_STATUSES and location:
             target = urljoin(url, location)
@@ -123,8 +195,18 @@ async def _fetch_once(client: httpx.AsyncClient, url: str) -> FetchedPage | Cros
         return FetchedPage(url, response.status_code, content_type, body, encoding, truncated)
 
 
-async def fetch_page(url: str, timeout: float = TIMEOUT_SECONDS) -> FetchedPage | CrossHostRedirect:
-    """GET ``url`` following at most MAX_REDIRECTS redirects, refusing loops."""
+async def fetch_page(
+    url: str, timeout: float = TIMEOUT_SECONDS, guard: WebFetchGuard | None = None
+) -> FetchedPage | CrossHostRedirect:
+    """GET ``url`` following at most MAX_REDIRECTS redirects, refusing loops; the whole
+    fetch (every hop, every byte) within ``timeout`` (``TimeoutError`` past it)."""
+    async with asyncio.timeout(timeout):
+        return await _follow(url, timeout, guard)
+
+
+async def _follow(
+    url: str, timeout: float, guard: WebFetchGuard | None
+) -> FetchedPage | CrossHostRedirect:
     import httpx
 
     seen = [url]
@@ -133,7 +215,7 @@ async def fetch_page(url: str, timeout: float = TIMEOUT_SECONDS) -> FetchedPage 
         follow_redirects=False, timeout=timeout, headers=headers
     ) as client:
         for _ in range(MAX_REDIRECTS + 1):
-            outcome = await _fetch_once(client, seen[-1])
+            outcome = await _fetch_once(client, seen[-1], guard)
             if not isinstance(outcome, str):
                 return outcome
             if outcome in seen:
@@ -155,6 +237,10 @@ def page_text(page: FetchedPage) -> str:
     if page.content_type in ("text/html", "application/xhtml+xml") or (
         not page.content_type and text.lstrip()[:15].lower().startswith(("<!doctype", "<html"))
     ):
+        if len(page.body) > MAX_CONVERT_BYTES:
+            cut = page.body[:MAX_CONVERT_BYTES].decode(page.encoding, errors="ignore")
+            note = f"[page cut at {MAX_CONVERT_BYTES} bytes of HTML before conversion]\n\n"
+            return note + markdownify(cut, heading_style="ATX").strip()
         return markdownify(text, heading_style="ATX").strip()
     if page.content_type == "application/json" and not page.truncated:
         try:
@@ -193,6 +279,8 @@ class WebFetchTool:
     description: str = WEB_FETCH_DESCRIPTION
     input_schema: dict[str, Any] = field(default_factory=lambda: dict(WEB_FETCH_SCHEMA))
     read_only: bool = True
+    # One deadline for the whole fetch: connecting, every redirect, every byte.
+    fetch_timeout: float = TIMEOUT_SECONDS
 
     async def call(self, input: dict[str, Any], ctx: ToolContext) -> ToolResult:
         url, prompt = input.get("url"), input.get("prompt")
@@ -204,12 +292,17 @@ class WebFetchTool:
         assert isinstance(url, str)
         import httpx
 
+        guard = ctx.services.get(WEB_FETCH_GUARD_SERVICE)
         try:
-            page = await fetch_page(url)
+            checked = guard if isinstance(guard, WebFetchGuard) else None
+            page = await fetch_page(url, self.fetch_timeout, checked)
         except FetchError as exc:
             return ToolResult.error(str(exc))
-        except httpx.TimeoutException:
-            return ToolResult.error(f"fetching {url} timed out after {TIMEOUT_SECONDS:.0f} s")
+        except (httpx.TimeoutException, TimeoutError):
+            return ToolResult.error(
+                f"fetching {url} did not finish within {self.fetch_timeout:g} s and was "
+                "stopped; try again later, or fetch a smaller page"
+            )
         except httpx.HTTPError as exc:
             return ToolResult.error(
                 f"could not fetch {url}: {exc}; check the URL and that its server is reachable"
@@ -222,7 +315,15 @@ class WebFetchTool:
         header = f"Fetched {page.url} ({page.status}, {page.content_type or 'unknown type'})"
         if page.truncated:
             header += f"; body cut at {MAX_BODY_BYTES} bytes"
-        content = _cut(page_text(page))
+        try:
+            # Off the event loop: converting a big page takes seconds of CPU.
+            async with asyncio.timeout(CONVERT_TIMEOUT_SECONDS):
+                content = _cut(await asyncio.to_thread(page_text, page))
+        except TimeoutError:
+            return ToolResult.error(
+                f"converting {page.url} to text took over {CONVERT_TIMEOUT_SECONDS:.0f} s; "
+                "fetch a smaller or simpler page"
+            )
         return await self._answer(header, content, page.url, prompt, ctx)
 
     async def _answer(

@@ -3,12 +3,19 @@
 from __future__ import annotations
 
 import asyncio
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from loopwright.tools.base import SessionState, ToolContext, ToolResult
-from loopwright.tools.file_access import absolute_path, stale_read_problem
+from loopwright.tools.file_access import (
+    ChangeRefused,
+    absolute_path,
+    link_refusal,
+    stale_read_problem,
+    write_new_or_existing,
+)
 
 WRITE_DESCRIPTION = """\
 Write a file to the local filesystem, replacing it if it exists.
@@ -36,8 +43,10 @@ def _line_count(content: str) -> int:
 
 
 def _write_sync(path: Path, content: str, state: SessionState) -> ToolResult:
-    existed = path.exists()
+    existed = os.path.lexists(path)
     if existed:
+        if path.is_symlink():
+            return ToolResult.error(link_refusal(path))
         if path.is_dir():
             return ToolResult.error(f"{path} is a directory, not a file; pass the path of a file")
         problem = stale_read_problem(path, state, "overwrite")
@@ -45,7 +54,10 @@ def _write_sync(path: Path, content: str, state: SessionState) -> ToolResult:
             return ToolResult.error(problem)
     path.parent.mkdir(parents=True, exist_ok=True)
     data = content.encode("utf-8")
-    path.write_bytes(data)
+    try:
+        write_new_or_existing(path, data)
+    except ChangeRefused as exc:
+        return ToolResult.error(str(exc))
     state.record_read(path)
     verb = "Overwrote" if existed else "Created"
     return ToolResult(f"{verb} {path}: {len(data)} bytes, {_line_count(content)} lines")
