@@ -17,7 +17,7 @@ raises into the loop.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from types import TracebackType
 from typing import Any, Literal
@@ -25,7 +25,7 @@ from typing import Any, Literal
 from loopwright.errors import ConfigurationError
 from loopwright.mcp.adapters import SdkTool, mcp_tool_name
 from loopwright.mcp.config import InvalidServerConfig, McpServerConfig, parse_server_configs
-from loopwright.mcp.connection import AuthFactory, ServerConnection
+from loopwright.mcp.connection import RECONNECT_DELAYS, AuthFactory, ServerConnection
 from loopwright.mcp.host import McpHost
 from loopwright.mcp.sdk_server import SdkServerConfig
 from loopwright.tools.base import Tool
@@ -64,6 +64,7 @@ class McpManager:
         call_timeout: float | None = DEFAULT_CALL_TIMEOUT,
         host: McpHost | None = None,
         auth: AuthFactory | None = None,
+        reconnect_delays: Sequence[float] = RECONNECT_DELAYS,
     ) -> None:
         self.connect_timeout = connect_timeout
         self.call_timeout = call_timeout
@@ -71,6 +72,7 @@ class McpManager:
         self.host = host or McpHost()
         # Makes the OAuth provider of an HTTP server (None: servers get no OAuth).
         self.auth = auth
+        self.reconnect_delays = tuple(reconnect_delays)
         self._disabled: set[str] = set()
         self._toggles = 0  # enable/disable count, part of the generation
         self._connections: dict[str, ServerConnection] = {}
@@ -105,6 +107,7 @@ class McpManager:
                 connection = ServerConnection(
                     name, config, self.connect_timeout, self.call_timeout, self.host, self.auth
                 )
+                connection.reconnect_delays = self.reconnect_delays
                 self._connections[name] = connection
                 connection.start()
                 started.append(connection)

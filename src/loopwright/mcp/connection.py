@@ -80,6 +80,8 @@ class ServerConnection:
     instructions: str | None = None
     # Bumped whenever the tools (or prompts, resources) the server offers may have changed.
     generation: int = 0
+    # Waits before each automatic restart of a stdio server that died; () = never restart.
+    reconnect_delays: tuple[float, ...] = RECONNECT_DELAYS
     reconnects: int = 0  # automatic restarts after the server died
     _requests: asyncio.Queue[_Request | None] = field(default_factory=asyncio.Queue)
     _ready: asyncio.Event = field(default_factory=asyncio.Event)
@@ -161,11 +163,11 @@ class ServerConnection:
     # ----------------------------------------------------------------- owner task
 
     async def _own(self) -> None:
-        delays = iter(RECONNECT_DELAYS)
+        delays = iter(self.reconnect_delays)
         while True:
             was_connected = await self._run_once()
             if was_connected:
-                delays = iter(RECONNECT_DELAYS)  # it ran: a new crash gets a fresh series
+                delays = iter(self.reconnect_delays)  # it ran: a new crash gets a fresh series
             delay = next(delays, None) if self._restartable(was_connected) else None
             if delay is None:
                 return

@@ -116,11 +116,11 @@ class McpHost:
     async def roots(self) -> Any:
         from mcp_types import ListRootsResult, Root
 
-        return ListRootsResult(
-            roots=[
-                Root(uri=path.as_uri(), name=path.name or str(path)) for path in self.working_dirs
-            ]  # type: ignore[arg-type]
-        )
+        roots = [
+            Root.model_validate({"uri": path.as_uri(), "name": path.name or str(path)})
+            for path in self.working_dirs
+        ]
+        return ListRootsResult(roots=roots)
 
 
 def _sampling_message(message: Any) -> Any:

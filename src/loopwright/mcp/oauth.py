@@ -19,6 +19,7 @@ import asyncio
 import contextlib
 import hashlib
 import json
+import logging
 import os
 import re
 import time
@@ -130,6 +131,19 @@ def client_metadata(redirect_uri: str) -> OAuthClientMetadata:
             "token_endpoint_auth_method": "none",
         }
     )
+
+
+class _QuietLoginRequired(logging.Filter):
+    """The mcp package logs every OAuth flow error with its traceback; "log in first" is an
+    expected state (the server's status says it), not a crash to print to stderr."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        error = record.exc_info[1] if record.exc_info else None
+        return not isinstance(error, LoginRequired)
+
+
+_FLOW_LOGGER = logging.getLogger("mcp.client.auth.oauth2")
+_FLOW_LOGGER.addFilter(_QuietLoginRequired())
 
 
 def session_auth(name: str, config: RemoteConfig) -> StoredOAuthProvider:
