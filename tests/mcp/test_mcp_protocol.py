@@ -16,8 +16,12 @@ from error_advice import assert_says_what_to_do
 from loopwright.errors import ConfigurationError
 from loopwright.mcp import McpManager
 from loopwright.mcp.catalog import get_prompt, list_prompts, list_resources, read_resource
-from loopwright.mcp.host import NO_ELICITATION_HANDLER, ElicitationRequest, ElicitationResponse
-from loopwright.mcp.host import McpHost
+from loopwright.mcp.host import (
+    NO_ELICITATION_HANDLER,
+    ElicitationRequest,
+    ElicitationResponse,
+    McpHost,
+)
 from loopwright.mcp.resource_tools import ListMcpResourcesTool, ReadMcpResourceTool
 from loopwright.messages import ImageBlock, Message, SystemMessage
 from loopwright.tools.base import SessionState, Tool, ToolContext
