@@ -16,6 +16,7 @@ HELP = """\
 /compact [focus]  summarise the conversation so far (optionally: what to keep)
 /cost             tokens, cost and turns of this session
 /model [spec]     show the model, or switch to another (e.g. anthropic:claude-opus-5-5)
+/mcp__S__P args   send prompt P of MCP server S (arguments by position or name=value)
 /exit             end the session (also: Ctrl-D, or Ctrl-C at the prompt)
 Ctrl-C while the agent works interrupts the response.
 Alt-Enter (or a line ending in \\) starts a new line; Enter sends. Up/Down and Ctrl-R
@@ -36,6 +37,12 @@ COMMANDS: tuple[tuple[str, str], ...] = (
 class SlashCommand:
     name: str
     argument: str
+
+
+def goes_to_the_loop(command: SlashCommand | None) -> bool:
+    """Plain prompts, ``/compact`` and MCP prompts (``/mcp__server__prompt``) are answered by
+    the loop, which expands them; the rest are the REPL's own."""
+    return command is None or command.name == "compact" or command.name.startswith("mcp__")
 
 
 def parse_slash_command(line: str) -> SlashCommand | None:

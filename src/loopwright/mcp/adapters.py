@@ -59,7 +59,7 @@ class McpTool:
 
 def progress_emitter(tool: McpTool, ctx: ToolContext) -> ProgressFn | None:
     """Progress notifications of a call as ``mcp_progress`` system messages in the stream."""
-    emit = ctx.emit
+    emit = getattr(ctx, "emit", None)  # compat layers call without a context
     if emit is None:
         return None
 
