@@ -19,9 +19,10 @@ def run_print(prompt: str, cwd: Path) -> list[dict[str, object]]:
     (cwd / ".mcp.json").write_text(json.dumps({"mcpServers": {"full": full_config()}}))
     env = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY")}
     env["PYTHONPATH"] = str(REPO / "src")
+    command = [sys.executable, "-m", "loopwright.cli.main", "-p", prompt]
+    command += ["--model", f"scripted:{script}", "--output-format", "stream-json"]
     done = subprocess.run(
-        [sys.executable, "-m", "loopwright.cli.main", "-p", prompt, "--model", f"scripted:{script}"]
-        + ["--output-format", "stream-json", "--cwd", str(cwd)],
+        [*command, "--cwd", str(cwd)],
         cwd=cwd,
         capture_output=True,
         text=True,

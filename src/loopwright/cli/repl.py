@@ -130,7 +130,7 @@ class Repl:
             if not line.strip():
                 continue
             command = parse_slash_command(line) if "\n" not in line.strip() else None
-            if goes_to_the_loop(command):
+            if command is None or goes_to_the_loop(command):
                 self._respond(thread, client, line.strip())
             elif command.name in ("exit", "quit"):
                 return 0

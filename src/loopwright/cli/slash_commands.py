@@ -39,10 +39,10 @@ class SlashCommand:
     argument: str
 
 
-def goes_to_the_loop(command: SlashCommand | None) -> bool:
-    """Plain prompts, ``/compact`` and MCP prompts (``/mcp__server__prompt``) are answered by
-    the loop, which expands them; the rest are the REPL's own."""
-    return command is None or command.name == "compact" or command.name.startswith("mcp__")
+def goes_to_the_loop(command: SlashCommand) -> bool:
+    """``/compact`` and MCP prompts (``/mcp__server__prompt``) are answered by the loop,
+    which expands them; the other commands are the REPL's own."""
+    return command.name == "compact" or command.name.startswith("mcp__")
 
 
 def parse_slash_command(line: str) -> SlashCommand | None:
