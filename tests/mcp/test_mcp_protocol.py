@@ -210,4 +210,4 @@ async def test_sampling_is_refused_unless_allowed(ctx: ToolContext) -> None:
         await manager.start({"full": full_config()})
         result = await tool(manager, "summarise").call({"text": "long text"}, ctx)
     assert result.is_error is True
-    assert "sampling" in str(result.content)
+    assert_says_what_to_do(result.content, "ask the user to allow it (Options(mcp_sampling=True)")

@@ -14,6 +14,7 @@ import asyncio
 import math
 import os
 import tempfile
+import warnings
 from collections.abc import Awaitable, Callable
 from contextlib import AsyncExitStack
 from dataclasses import dataclass, field
@@ -287,9 +288,12 @@ class ServerConnection:
                 self._lost()
 
     async def _alive(self, client: Any) -> bool:
+        with warnings.catch_warnings():  # deprecated only for 2026 servers, never used there
+            warnings.simplefilter("ignore", UserWarning)  # MCPDeprecationWarning is one
+            ping = client.send_ping()  # the warning is raised here, when the call is made
         try:
             with anyio.fail_after(self.connect_timeout):
-                await client.send_ping()
+                await ping
         except Exception:
             self._lost()
             return False
@@ -447,7 +451,14 @@ class ServerConnection:
         )
 
     def _call_failed_message(self, label: str, exc: BaseException) -> str:
-        return f"MCP {label} on server {self.name!r} failed: {exc}"
+        message = f"MCP {label} on server {self.name!r} failed: {exc}"
+        if "sampling" in str(exc).lower() and not self.host.allow_sampling:
+            # The server wanted the client's model; that is the user's call, off by default.
+            message += (
+                ". It needs MCP sampling, which is off: continue without it, or ask the user "
+                "to allow it (Options(mcp_sampling=True), --mcp-sampling)"
+            )
+        return message
 
 
 async def _list_all_tools(client: Any, cache_mode: str = "use") -> list[Any]:
