@@ -90,6 +90,7 @@ class ServerConnection:
     _task: asyncio.Task[None] | None = None
     _stderr: IO[str] | None = None
     _went_up: bool = False  # the current attempt got connected
+    _backing_off: bool = False  # between a crash and the next automatic start
     _halt: bool = False  # stopped on purpose (close, disable, reconnect): no auto-restart
 
     def start(self) -> None:
@@ -138,6 +139,10 @@ class ServerConnection:
         """End the connection on purpose (no automatic restart) and record why."""
         self._halt = True
         task = self._task
+        if task is not None and not task.done() and self._backing_off:
+            task.cancel()  # waiting to restart: nothing to close gracefully
+            await asyncio.gather(task, return_exceptions=True)
+            self.error = (self.error or "").split("; reconnecting")[0] or None
         if task is not None and not task.done():
             self._requests.put_nowait(None)
             done, _ = await asyncio.wait({task}, timeout=_CLOSE_GRACE_SECONDS)
@@ -173,7 +178,11 @@ class ServerConnection:
             if delay is None:
                 return
             self.error = f"{self.error}; reconnecting in {delay:g} s"
-            await asyncio.sleep(delay)  # backoff: a crashing server must not spin
+            self._backing_off = True
+            try:
+                await asyncio.sleep(delay)  # backoff: a crashing server must not spin
+            finally:
+                self._backing_off = False
             if self._halt:
                 return
             self.reconnects += 1
@@ -321,6 +330,8 @@ class ServerConnection:
         try:
             with anyio.CancelScope() as request.scope:
                 request.resolve(await request.operation(client))
+            if not request.future.done():  # its caller gave up (interrupt, timeout)
+                request.future.cancel()
         except MCPError as exc:
             if exc.code != CONNECTION_CLOSED:
                 request.fail(self._call_failed_message(request.label, exc))
