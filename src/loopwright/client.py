@@ -9,7 +9,7 @@ import asyncio
 import dataclasses
 from collections.abc import AsyncIterable, AsyncIterator, Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from loopwright.errors import LoopwrightError, ResultError
 from loopwright.loop.run import agent_loop
@@ -20,10 +20,14 @@ from loopwright.options import Options
 from loopwright.options.validation import check_permission_mode
 from loopwright.session.approvals import take_approvals
 from loopwright.session.assemble import open_session as assemble_session
+from loopwright.session.extensions import MCP_RESOURCE
 from loopwright.session.session import Session
 from loopwright.sessions.approvals import PendingCall
 from loopwright.sessions.follow import attach_session
 from loopwright.types import ApprovalDecision, PermissionMode
+
+if TYPE_CHECKING:
+    from loopwright.mcp.features import McpPrompt, McpPromptResult, McpResource, ResourceContent
 
 Prompt = str | UserMessage | AsyncIterable[UserMessage | str]
 
@@ -32,6 +36,10 @@ async def open_session(options: Options) -> Session:
     """The session, able to run subagents through the loop."""
     session = await assemble_session(options)
     install_subagents(session)
+    if MCP_RESOURCE in session.state.resources:  # sessions without MCP never import it
+        from loopwright.mcp.live import bind_session
+
+        bind_session(session)
     return session
 
 
@@ -49,6 +57,11 @@ async def _prompts(prompt: Prompt | None) -> AsyncIterator[UserMessage | None]:
 
 async def _run_prompts(session: Session, prompt: Prompt | None) -> AsyncIterator[Message]:
     async for user_message in _prompts(prompt):
+        if MCP_RESOURCE in session.state.resources:
+            # The current tool set, /mcp__server__prompt commands, @server:uri mentions.
+            from loopwright.mcp.live import prepare_prompt
+
+            user_message = await prepare_prompt(session, user_message)
         async for message in agent_loop(session, user_message):
             yield message
             if (
@@ -230,6 +243,53 @@ class Client:
                 "True) to snapshot the files tools change"
             )
         return checkpoints.rewind(user_message_uuid)
+
+    # MCP: live state, prompts and resources (see loopwright.mcp.live).
+    def mcp_status(self) -> list[dict[str, Any]]:
+        """Each MCP server's state now: connected, pending, failed, disabled or needs-auth."""
+        from loopwright.mcp import live as mcp_live
+
+        return mcp_live.status_of(self.session)
+
+    async def reconnect_mcp_server(self, name: str) -> dict[str, Any]:
+        from loopwright.mcp import live as mcp_live
+
+        return await mcp_live.reconnect(self.session, name)
+
+    async def toggle_mcp_server(self, name: str, enabled: bool) -> dict[str, Any]:
+        """Disable (stop, hide its tools) or enable an MCP server; tools change between turns."""
+        from loopwright.mcp import live as mcp_live
+
+        return await mcp_live.set_enabled(self.session, name, enabled)
+
+    async def list_prompts(self, server: str | None = None) -> list[McpPrompt]:
+        """Prompts of one MCP server or all; each is also ``/mcp__<server>__<name>``."""
+        from loopwright.mcp import live as mcp_live
+        from loopwright.mcp.catalog import list_prompts
+
+        listing = await list_prompts(mcp_live.require_manager(self.session), server)
+        return list(listing.prompts)
+
+    async def get_prompt(
+        self, server: str, name: str, arguments: dict[str, str] | None = None
+    ) -> McpPromptResult:
+        from loopwright.mcp import live as mcp_live
+        from loopwright.mcp.catalog import get_prompt
+
+        return await get_prompt(mcp_live.require_manager(self.session), server, name, arguments)
+
+    async def list_resources(self, server: str | None = None) -> list[McpResource]:
+        from loopwright.mcp import live as mcp_live
+        from loopwright.mcp.catalog import list_resources
+
+        listing = await list_resources(mcp_live.require_manager(self.session), server)
+        return list(listing.resources)
+
+    async def read_resource(self, server: str, uri: str) -> list[ResourceContent]:
+        from loopwright.mcp import live as mcp_live
+        from loopwright.mcp.catalog import read_resource
+
+        return await read_resource(mcp_live.require_manager(self.session), server, uri)
 
     def get_context_usage(self) -> dict[str, Any]:
         """Tokens the next request will carry, the window, and the share used."""

@@ -84,3 +84,35 @@ class HttpDemoServer:
     def stop(self) -> None:
         self.process.kill()
         self.process.wait(timeout=10)
+
+
+FULL_SERVER = FIXTURES / "full_server.py"
+OAUTH_SERVER = FIXTURES / "oauth_server.py"
+
+
+def full_config(markers: Path | None = None) -> dict[str, object]:
+    """The stdio config of the full-protocol server (resources, prompts, elicitation …)."""
+    config: dict[str, object] = {"command": sys.executable, "args": [str(FULL_SERVER)]}
+    if markers is not None:
+        config["env"] = {"FULL_SERVER_MARKERS": str(markers)}
+    return config
+
+
+class ScriptServer:
+    """A python MCP server script run on 127.0.0.1 in a subprocess (HTTP transports)."""
+
+    def __init__(self, script: Path, *args: str, port: int | None = None) -> None:
+        self.port = port or _free_port()
+        self.process = subprocess.Popen(
+            [sys.executable, str(script), *args, "--port", str(self.port)],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        _wait_for_port(self.port, self.process)
+
+    def url(self, path: str = "/mcp") -> str:
+        return f"http://127.0.0.1:{self.port}{path}"
+
+    def stop(self) -> None:
+        self.process.kill()
+        self.process.wait(timeout=10)

@@ -55,7 +55,7 @@ async def test_invalid_config_is_a_failed_server_not_an_exception() -> None:
 async def test_server_killed_mid_session_gives_error_results_and_others_keep_working(
     ctx: ToolContext,
 ) -> None:
-    async with McpManager() as manager:
+    async with McpManager(reconnect_delays=()) as manager:  # no restart: it stays down
         await manager.start({"victim": demo_config(), "survivor": demo_config()})
         tools = {t.name: t for t in manager.tools()}
         pid = int(str((await tools["mcp__victim__pid"].call({}, ctx)).content))

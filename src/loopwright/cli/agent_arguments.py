@@ -49,6 +49,9 @@ def add_agent_arguments(
     )
     parser.add_argument("--add-dir", action="append", default=[], help="another working dir")
     parser.add_argument("--include-partial-messages", action="store_true")
+    parser.add_argument(
+        "--mcp-sampling", action="store_true", help="let MCP servers ask this session's model"
+    )
     parser.add_argument("-r", "--resume", metavar="SESSION_ID", help="continue this session")
     parser.add_argument(
         "-c",
@@ -141,6 +144,7 @@ def options_from_args(args: argparse.Namespace) -> Options:
         permission_mode=args.permission_mode,
         add_dirs=args.add_dir,
         include_partial_messages=args.include_partial_messages,
+        mcp_sampling=args.mcp_sampling,
         resume=resume,
         fork_session=args.fork_session,
         resume_at=args.resume_at,

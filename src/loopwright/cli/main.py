@@ -29,8 +29,8 @@ def build_parser() -> argparse.ArgumentParser:
         description=(
             "Run an agent loop: interactive without -p. Subcommands: `loopwright demo` (the "
             "offline walkthrough), `sessions list|show|export`, `loop` (rerun until a check "
-            "passes), `schedule install`, `fleet run|worker|status` and "
-            "`approvals list|approve|deny`."
+            "passes), `schedule install|list|remove`, `fleet run|worker|status`, "
+            "`approvals list|approve|deny` and `mcp list|login|logout`."
         ),
     )
     parser.add_argument("-p", "--print", dest="prompt", help="run this prompt and print the result")
@@ -128,6 +128,10 @@ def _dispatch(arguments: list[str]) -> int:
         from loopwright.cli.fleet import fleet_command
 
         return fleet_command(arguments[1:])
+    if arguments[:1] == ["mcp"]:
+        from loopwright.cli.mcp_commands import mcp_command
+
+        return mcp_command(arguments[1:])
     args = build_parser().parse_args(arguments)
     try:
         options = options_from_args(args)

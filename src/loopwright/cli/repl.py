@@ -16,11 +16,22 @@ from rich.console import Console
 from rich.markup import escape
 from rich.status import Status
 
+from loopwright.cli.elicitation_prompt import (
+    ElicitationQuestion,
+    TerminalElicitation,
+    ask_in_terminal,
+)
 from loopwright.cli.line_input import LineReader
 from loopwright.cli.loop_thread import LoopThread
 from loopwright.cli.permission_prompt import PermissionQuestion, TerminalPermissions, parse_choice
 from loopwright.cli.render import Renderer
-from loopwright.cli.slash_commands import COMMANDS, HELP, cost_table, parse_slash_command
+from loopwright.cli.slash_commands import (
+    COMMANDS,
+    HELP,
+    cost_table,
+    goes_to_the_loop,
+    parse_slash_command,
+)
 from loopwright.cli.terminal_text import visible, visible_line
 from loopwright.client import Client
 from loopwright.errors import LoopwrightError
@@ -84,6 +95,7 @@ class Repl:
             options,
             include_partial_messages=True,
             can_use_tool=options.can_use_tool or self.permissions,
+            on_elicitation=options.on_elicitation or TerminalElicitation(self.events),
         )
         self.status: Status = self.console.status("thinking…", spinner="dots")
         self._spinning = False
@@ -128,7 +140,7 @@ class Repl:
             if not line.strip():
                 continue
             command = parse_slash_command(line) if "\n" not in line.strip() else None
-            if command is None or command.name == "compact":
+            if command is None or goes_to_the_loop(command):
                 self._respond(thread, client, line.strip())
             elif command.name in ("exit", "quit"):
                 return 0
@@ -180,6 +192,10 @@ class Repl:
             return True
         if isinstance(event, PermissionQuestion):
             self._ask(event)
+            return False
+        if isinstance(event, ElicitationQuestion):
+            self._spin(None)
+            event.answer(ask_in_terminal(event.request, input, self.console.print))
             return False
         message: Message = event
         if isinstance(message, ResultMessage):

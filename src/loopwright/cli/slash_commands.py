@@ -18,6 +18,7 @@ HELP = """\
 /compact [focus]  summarise the conversation so far (optionally: what to keep)
 /cost             tokens, cost and turns of this session
 /model [spec]     show the model, or switch to another (e.g. anthropic:claude-opus-5-5)
+/mcp__S__P args   send prompt P of MCP server S (arguments by position or name=value)
 /exit             end the session (also: Ctrl-D, or Ctrl-C at the prompt)
 Ctrl-C while the agent works interrupts the response.
 Alt-Enter (or a line ending in \\) starts a new line; Enter sends. Up/Down and Ctrl-R
@@ -38,6 +39,12 @@ COMMANDS: tuple[tuple[str, str], ...] = (
 class SlashCommand:
     name: str
     argument: str
+
+
+def goes_to_the_loop(command: SlashCommand) -> bool:
+    """``/compact`` and MCP prompts (``/mcp__server__prompt``) are answered by the loop,
+    which expands them; the other commands are the REPL's own."""
+    return command.name == "compact" or command.name.startswith("mcp__")
 
 
 def parse_slash_command(line: str) -> SlashCommand | None:

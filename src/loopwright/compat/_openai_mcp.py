@@ -11,7 +11,7 @@ import asyncio
 import dataclasses
 import inspect
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
 from types import TracebackType
 from typing import Any
@@ -118,13 +118,31 @@ class MCPServer:
         raise UserError(f"MCP server {self._name!r} has no tool {tool_name!r}")
 
     async def list_prompts(self) -> Any:
-        raise UserError(
-            "MCP prompts are not supported by loopwright's openai_agents layer; put the prompt "
-            "text in the agent's instructions"
-        )
+        """The server's ``ListPromptsResult`` (the mcp package's type, as the SDK returns)."""
+
+        async def fetch(client: Any) -> Any:
+            return await client.list_prompts()
+
+        return await self._request("prompts/list", fetch)
 
     async def get_prompt(self, name: str, arguments: dict[str, Any] | None = None) -> Any:
-        return await self.list_prompts()
+        """The prompt filled in: a ``GetPromptResult`` with its messages."""
+        values = {key: str(value) for key, value in (arguments or {}).items()}
+
+        async def fetch(client: Any) -> Any:
+            return await client.get_prompt(name, values)
+
+        return await self._request(f"prompt {name!r}", fetch)
+
+    async def _request(self, label: str, operation: Callable[[Any], Awaitable[Any]]) -> Any:
+        from loopwright.mcp.errors import McpRequestError
+
+        self._native_tools()  # raises the "not connected" error
+        assert self._manager is not None
+        try:
+            return await self._manager.connection("server").request(label, operation)
+        except McpRequestError as exc:
+            raise UserError(str(exc).replace("'server'", repr(self._name))) from exc
 
     def invalidate_tools_cache(self) -> None:
         """Tools are read from the live connection each time; nothing is cached."""

@@ -17,15 +17,27 @@ from loopwright.mcp.config import (
     parse_server_config,
     parse_server_configs,
 )
+from loopwright.mcp.errors import LoginRequired, McpRequestError
+from loopwright.mcp.features import McpPrompt, McpPromptResult, McpResource, ResourceContent
+from loopwright.mcp.host import ElicitationHandler, ElicitationRequest, ElicitationResponse
 from loopwright.mcp.sdk_server import SdkServerConfig, create_sdk_mcp_server
 
 __all__ = [
+    "ElicitationHandler",
+    "ElicitationRequest",
+    "ElicitationResponse",
     "HttpServerConfig",
     "InvalidServerConfig",
+    "LoginRequired",
     "McpManager",
+    "McpPrompt",
+    "McpPromptResult",
+    "McpRequestError",
+    "McpResource",
     "McpServerConfig",
     "McpServerStatus",
     "McpTool",
+    "ResourceContent",
     "SdkServerConfig",
     "SdkTool",
     "SseServerConfig",

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from loopwright.errors import ToolInputError
-from loopwright.messages import ImageBlock, TextBlock
+from loopwright.messages import ImageBlock, SystemMessage, TextBlock
 from loopwright.tools.base import Tool, ToolContext, ToolResult
 
 # Provider APIs accept tool names matching [a-zA-Z0-9_-]; anything else would be rejected
@@ -35,8 +35,10 @@ def object_schema(schema: dict[str, Any] | None) -> dict[str, Any]:
     return schema
 
 
-# The manager's per-server caller: (tool name on the server, arguments) -> result.
-ServerCaller = Callable[[str, dict[str, Any]], Awaitable[ToolResult]]
+# What the mcp client calls with progress notifications: (progress, total, message).
+ProgressFn = Callable[[float, float | None, str | None], Awaitable[None]]
+# The manager's per-server caller: (tool name on the server, arguments, progress) -> result.
+ServerCaller = Callable[[str, dict[str, Any], ProgressFn | None], Awaitable[ToolResult]]
 
 
 @dataclass(frozen=True, slots=True)
@@ -52,7 +54,27 @@ class McpTool:
     caller: ServerCaller
 
     async def call(self, input: dict[str, Any], ctx: ToolContext) -> ToolResult:
-        return await self.caller(self.server_tool_name, input)
+        return await self.caller(self.server_tool_name, input, progress_emitter(self, ctx))
+
+
+def progress_emitter(tool: McpTool, ctx: ToolContext) -> ProgressFn | None:
+    """Progress notifications of a call as ``mcp_progress`` system messages in the stream."""
+    emit = getattr(ctx, "emit", None)  # compat layers call without a context
+    if emit is None:
+        return None
+
+    async def on_progress(progress: float, total: float | None, message: str | None) -> None:
+        data: dict[str, Any] = {
+            "server": tool.server,
+            "tool": tool.server_tool_name,
+            "tool_use_id": ctx.tool_use_id,
+            "progress": progress,
+            "total": total,
+            "message": message,
+        }
+        await emit(SystemMessage("mcp_progress", data))
+
+    return on_progress
 
 
 @dataclass(frozen=True, slots=True)

@@ -17,7 +17,7 @@ raises into the loop.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from types import TracebackType
 from typing import Any, Literal
@@ -25,7 +25,8 @@ from typing import Any, Literal
 from loopwright.errors import ConfigurationError
 from loopwright.mcp.adapters import SdkTool, mcp_tool_name
 from loopwright.mcp.config import InvalidServerConfig, McpServerConfig, parse_server_configs
-from loopwright.mcp.connection import ServerConnection
+from loopwright.mcp.connection import RECONNECT_DELAYS, AuthFactory, ServerConnection
+from loopwright.mcp.host import McpHost
 from loopwright.mcp.sdk_server import SdkServerConfig
 from loopwright.redact import redact_text
 from loopwright.tools.base import Tool
@@ -39,15 +40,18 @@ class McpServerStatus:
     """One server's state, as reported in the ``init`` message."""
 
     name: str
-    status: Literal["connected", "failed", "pending"]
+    status: Literal["connected", "failed", "pending", "disabled", "needs-auth"]
     tools: int = 0
     error: str | None = None
     transport: str = ""
+    reconnects: int = 0  # automatic restarts after the server died
 
     def to_dict(self) -> dict[str, Any]:
         data: dict[str, Any] = {"name": self.name, "status": self.status, "tools": self.tools}
         if self.error is not None:
             data["error"] = redact_text(self.error)
+        if self.reconnects:
+            data["reconnects"] = self.reconnects
         return data
 
 
@@ -59,9 +63,19 @@ class McpManager:
         *,
         connect_timeout: float = DEFAULT_CONNECT_TIMEOUT,
         call_timeout: float | None = DEFAULT_CALL_TIMEOUT,
+        host: McpHost | None = None,
+        auth: AuthFactory | None = None,
+        reconnect_delays: Sequence[float] = RECONNECT_DELAYS,
     ) -> None:
         self.connect_timeout = connect_timeout
         self.call_timeout = call_timeout
+        # Answers servers' questions (elicitation, sampling, roots) for the whole session.
+        self.host = host or McpHost()
+        # Makes the OAuth provider of an HTTP server (None: servers get no OAuth).
+        self.auth = auth
+        self.reconnect_delays = tuple(reconnect_delays)
+        self._disabled: set[str] = set()
+        self._toggles = 0  # enable/disable count, part of the generation
         self._connections: dict[str, ServerConnection] = {}
         self._sdk_servers: dict[str, SdkServerConfig] = {}
         self._invalid: dict[str, str] = {}
@@ -91,7 +105,10 @@ class McpManager:
             elif isinstance(config, InvalidServerConfig):
                 self._invalid[name] = config.error
             else:
-                connection = ServerConnection(name, config, self.connect_timeout, self.call_timeout)
+                connection = ServerConnection(
+                    name, config, self.connect_timeout, self.call_timeout, self.host, self.auth
+                )
+                connection.reconnect_delays = self.reconnect_delays
                 self._connections[name] = connection
                 connection.start()
                 started.append(connection)
@@ -116,6 +133,8 @@ class McpManager:
         """The tools of every connected server, named ``mcp__<server>__<tool>``."""
         tools: list[Tool] = []
         for name in self._order:
+            if name in self._disabled:
+                continue
             if name in self._sdk_servers:
                 server = self._sdk_servers[name]
                 tools.extend(SdkTool(mcp_tool_name(name, t.name), name, t) for t in server.tools)
@@ -130,6 +149,65 @@ class McpManager:
             for name, connection in self._connections.items()
             if connection.state == "connected" and connection.instructions
         }
+
+    @property
+    def generation(self) -> int:
+        """Changes whenever the tools on offer may have changed (reconnect, list_changed …)."""
+        return self._toggles + sum(c.generation for c in self._connections.values())
+
+    def names(self) -> list[str]:
+        return list(self._order)
+
+    def external_names(self) -> list[str]:
+        """Servers spoken to over MCP (stdio, SSE, HTTP): they may have resources and prompts."""
+        return list(self._connections)
+
+    def connected(self) -> list[str]:
+        """External servers that are connected now (they have resources and prompts)."""
+        return [n for n, c in self._connections.items() if c.state == "connected"]
+
+    async def reconnect(self, name: str) -> McpServerStatus:
+        """Reconnect one external server now; returns its status once connected or failed."""
+        connection = self._external(name, "reconnect")
+        self._disabled.discard(name)
+        await connection.restart()
+        return self._status(name)
+
+    async def set_enabled(self, name: str, enabled: bool) -> McpServerStatus:
+        """Disable (stop, hide its tools) or enable (start again) one server."""
+        if name not in self._order:
+            raise self._unknown(name)
+        self._toggles += 1
+        if not enabled:
+            self._disabled.add(name)
+            if name in self._connections:
+                await self._connections[name].stop("disabled", "disabled for this session")
+            return self._status(name)
+        self._disabled.discard(name)
+        if name in self._connections and self._connections[name].state == "disabled":
+            await self._connections[name].restart()
+        return self._status(name)
+
+    def connection(self, name: str) -> ServerConnection:
+        """The live connection of an external server (for resources and prompts)."""
+        return self._external(name, "use resources or prompts of")
+
+    def _external(self, name: str, action: str) -> ServerConnection:
+        if name in self._connections:
+            return self._connections[name]
+        if name in self._sdk_servers:
+            raise ConfigurationError(
+                f"MCP server {name!r} is an in-process server; it has only tools, so there "
+                f"is nothing to {action} there"
+            )
+        raise self._unknown(name)
+
+    def _unknown(self, name: str) -> ConfigurationError:
+        known = ", ".join(self._order) or "none"
+        return ConfigurationError(
+            f"no MCP server named {name!r} in this session (configured: {known}); "
+            "check the name in mcp_servers or .mcp.json"
+        )
 
     async def aclose(self) -> None:
         """Close every connection (stdio servers are stopped, their processes reaped)."""
@@ -149,6 +227,8 @@ class McpManager:
 
     def _status(self, name: str) -> McpServerStatus:
         if name in self._sdk_servers:
+            if name in self._disabled:
+                return McpServerStatus(name, "disabled", 0, "disabled for this session", "sdk")
             tool_count = len(self._sdk_servers[name].tools)
             return McpServerStatus(name, "connected", tool_count, None, "sdk")
         if name in self._invalid:
@@ -160,4 +240,5 @@ class McpManager:
             len(connection.tools) if connection.state == "connected" else 0,
             connection.error,
             connection.config.type,
+            connection.reconnects,
         )

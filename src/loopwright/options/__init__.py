@@ -17,6 +17,7 @@ from loopwright.types import ApprovalDecision, AskUser, CanUseTool, PermissionMo
 
 if TYPE_CHECKING:  # import cost only (MCP, the sandbox, stores load when a session uses them)
     from loopwright.mcp.config import McpServerConfig
+    from loopwright.mcp.host import ElicitationHandler
     from loopwright.sandbox.bwrap import SandboxSettings
     from loopwright.sessions.base import SessionStore
     from loopwright.tools.structured_output import OutputFormat
@@ -118,6 +119,12 @@ class Options:
         default_factory=dict[str, Any]
     )
     mcp_connect_timeout: float = 30.0
+    # A server asks the user for input mid-call (MCP elicitation); None: declined with a reason.
+    on_elicitation: ElicitationHandler | None = None
+    # Let MCP servers ask the session's model for completions (MCP sampling); off by default.
+    mcp_sampling: bool = False
+    # HTTP servers' OAuth tokens are refreshed and used; False: no OAuth for any server.
+    mcp_oauth: bool = True
     agents: dict[str, AgentDefinition] | None = None
     skills: list[str] | Literal["all"] | None = None
     # {"type": "json_schema", "schema": {...}} or a pydantic model class.

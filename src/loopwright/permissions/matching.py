@@ -229,8 +229,22 @@ def rule_names_tool(rule: PermissionRule, name: str) -> bool:
     return rule.tool in AGENT_TOOLS and name in AGENT_TOOLS
 
 
+def names_mcp_server(rule: PermissionRule, facts: CallFacts) -> bool:
+    """``mcp__docs`` (or ``mcp__docs__*``) also covers the resource tools on server docs; a
+    listing of every server is covered by any server's rule (deny/ask stop it whole)."""
+    if facts.name not in ("ListMcpResources", "ReadMcpResource") or rule.specifier is not None:
+        return False
+    server = facts.input.get("server")
+    if not isinstance(server, str) or not server:
+        server_rule = "__" not in rule.tool[5:] or rule.tool.endswith("__*")
+        return rule.behavior != "allow" and rule.tool.startswith("mcp__") and server_rule
+    return rule.matches_tool_name(f"mcp__{server}__resources")
+
+
 def restrictive_match(rule: PermissionRule, facts: CallFacts) -> bool:
     """Deny/ask matching: true if the rule matches any part of the call."""
+    if names_mcp_server(rule, facts):
+        return True
     reads_block_edits = (
         rule.behavior == "deny" and rule.tool == "Read" and facts.kind == "edit"
     )  # a file you may not read, you may not overwrite either
@@ -356,6 +370,8 @@ def path_rule_matches(rule: PermissionRule, spellings: PathSpellings, facts: Cal
 
 def allow_match(rule: PermissionRule, facts: CallFacts) -> bool:
     """Allow matching for non-shell tools: the rule must cover the whole call."""
+    if names_mcp_server(rule, facts):
+        return True
     if not rule_names_tool(rule, facts.name):
         return False
     if rule.specifier is None:

@@ -56,15 +56,21 @@ async def add_mcp_servers(
     if not configs:
         return
     # MCP and ToolSearch load only for sessions that use them.
-    from loopwright.mcp import McpManager
+    from loopwright.mcp.session_setup import new_manager, resource_tools
 
-    manager = McpManager(
-        connect_timeout=options.mcp_connect_timeout, call_timeout=options.tool_timeout_seconds
+    manager = new_manager(
+        connect_timeout=options.mcp_connect_timeout,
+        call_timeout=options.tool_timeout_seconds,
+        on_elicitation=options.on_elicitation,
+        sampling=options.mcp_sampling,
+        oauth=options.mcp_oauth,
     )
     state.resources[MCP_RESOURCE] = manager  # closed with the session
     await manager.start(configs)
     draft.mcp_status = manager.status_dicts()
     removed = {name for name in options.disallowed_tools if "(" not in name}
+    for tool in resource_tools(manager, removed):
+        draft.tools.setdefault(tool.name, tool)
     tools = [t for t in manager.tools() if t.name not in removed and t.name not in draft.tools]
     instructions = manager.instructions()
     if instructions:

@@ -345,8 +345,17 @@ class ClaudeSDKClient:
         }
 
     async def get_mcp_status(self) -> dict[str, Any]:
+        """Each server's state now (after reconnects, crashes, toggles), not at start."""
         self._require_connection()
-        return {"mcpServers": [dict(s) for s in self._client.session.agent.mcp_status]}
+        return {"mcpServers": self._client.mcp_status()}
+
+    async def reconnect_mcp_server(self, server_name: str) -> None:
+        self._require_connection()
+        await self._call(self._client.reconnect_mcp_server(server_name))
+
+    async def toggle_mcp_server(self, server_name: str, enabled: bool) -> None:
+        self._require_connection()
+        await self._call(self._client.toggle_mcp_server(server_name, enabled))
 
 
 __all__ = [
