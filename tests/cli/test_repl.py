@@ -208,10 +208,10 @@ def test_always_is_scoped_to_the_command_prefix(tmp_path: Path, start_cli: Start
     cli = start_cli("--model", model, "--tools", "Bash", cwd=tmp_path)
     cli.expect(PROMPT)
     cli.send_line("make files, then remove one")
-    cli.expect("[a]lways allow Bash(touch *): ")
+    cli.expect("[a]lways allow Bash(touch *) (saved to .loopwright/settings.local.json): ")
     cli.send_line("a")
     cli.expect("? allow Bash(rm a.txt)")  # touch b.txt went through; rm is asked about
-    cli.expect("[a]lways allow Bash(rm *): ")
+    cli.expect("[a]lways allow Bash(rm *) (saved to .loopwright/settings.local.json): ")
     cli.send_line("n")
     cli.expect("done")
     cli.expect(PROMPT)

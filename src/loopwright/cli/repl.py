@@ -209,6 +209,8 @@ class Repl:
             except LoopwrightError as exc:
                 self.console.print(f"[red]{escape(visible(str(exc)))}[/red]")
                 return
+            # /clear and /resume start a new Client: with this model, not the first one.
+            self.options = dataclasses.replace(self.options, model=spec)
         model = self.client.session.agent.model.name
         self.console.print(f"model: {escape(visible_line(model))}")
 

@@ -87,7 +87,7 @@ def ask_trust(options: Options, console: Console, read_key: Callable[[], str], c
     )
     for line in capability_lines(found):
         console.print(line)
-    console.print("  [y]es, trust this folder · [n]o, start without what it grants: ", end="")
+    console.print("  \\[y]es, trust this folder · \\[n]o, start without what it grants: ", end="")
     key = read_key().lower()
     console.print(key if key.isprintable() else "")
     if key == "y":
