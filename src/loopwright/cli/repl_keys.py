@@ -76,6 +76,8 @@ class Keys:
         if data == ESC.encode():
             while self._ready(SEQUENCE_GAP_SECONDS):
                 data += os.read(self.fd, 16)
+        elif data[0] >= 0xC0:  # the first byte of a UTF-8 character: read the rest of it
+            data += os.read(self.fd, 1 + (data[0] >= 0xE0) + (data[0] >= 0xF0))
         return data.decode(errors="replace")
 
     def read(self) -> str:

@@ -38,12 +38,19 @@ def _resolve(raw: object, cwd: str) -> Path | None:
     return path if path.is_absolute() else Path(cwd or ".") / path
 
 
+def _lines(text: str) -> list[str]:
+    """Lines split at newlines only: a carriage return or form feed stays in its line, where
+    :func:`visible` shows it (``splitlines`` would turn it into a line break)."""
+    lines = text.split("\n")
+    return lines[:-1] if lines and lines[-1] == "" else lines
+
+
 def diff_lines(before: str, after: str, name: str) -> list[str]:
     """A coloured unified diff as markup lines: removed red, added green, context dim."""
     lines: list[str] = []
     for line in difflib.unified_diff(
-        before.splitlines(),
-        after.splitlines(),
+        _lines(before),
+        _lines(after),
         f"{name} (now)",
         f"{name} (after)",
         n=CONTEXT_LINES,
@@ -88,8 +95,9 @@ def _write_preview(tool_input: dict[str, Any], cwd: str) -> list[str]:
     current = _read(path) if path.exists() else None
     if current is not None:
         return diff_lines(current, content, str(path))
-    header = f"[bold]new file {_shown(str(path))}[/bold] ({len(content.splitlines())} lines)"
-    return [header, *(f"[green]+ {_shown(line)}[/green]" for line in content.split("\n"))]
+    lines = _lines(content)
+    header = f"[bold]new file {_shown(str(path))}[/bold] ({len(lines)} lines)"
+    return [header, *(f"[green]+ {_shown(line)}[/green]" for line in lines)]
 
 
 def _bash_preview(tool_input: dict[str, Any], cwd: str) -> list[str]:
