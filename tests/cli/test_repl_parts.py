@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 
 from loopwright.cli.permission_prompt import parse_choice
+from loopwright.cli.repl_info import init_target
 from loopwright.cli.repl_local_rules import add_allow_rules, local_settings_path
 from loopwright.cli.repl_preview import preview_lines
 from loopwright.cli.repl_questions import parse_answer
@@ -104,3 +105,12 @@ def test_trust_is_remembered_once_per_folder_and_an_unreadable_file_trusts_nothi
     assert stat.S_IMODE(where.stat().st_mode) == 0o600
     where.write_text("not json")
     assert trusted_folders(where) == []
+
+
+def test_init_writes_claude_md_in_a_claude_project_and_names_an_existing_memory_file(
+    tmp_path: Path,
+) -> None:
+    (tmp_path / ".claude").mkdir()
+    assert init_target(str(tmp_path)) == tmp_path / "CLAUDE.md"
+    (tmp_path / "AGENTS.md").write_text("# mine\n")
+    assert init_target(str(tmp_path)) == tmp_path / "AGENTS.md"  # /init says it exists

@@ -138,10 +138,12 @@ class PermissionQuestion:
         key = self._main_key()
         if key is None:
             return []
+        # Fields the preview shows whole (as a diff or the new file) are not listed twice.
+        previewed = _PREVIEWED.get(self.tool_name, ()) if self.preview else ()
         return [
             f"{name}: {_field_text(value)}"
             for name, value in self.tool_input.items()
-            if name != key
+            if name != key and name not in previewed
         ]
 
     def prompt_markup(self) -> str:
@@ -158,6 +160,10 @@ class PermissionQuestion:
 
 
 _SUMMARY_KEYS = ("command", "file_path", "path", "pattern", "url", "query")
+_PREVIEWED: dict[str, tuple[str, ...]] = {
+    "Edit": ("old_string", "new_string"),
+    "Write": ("content",),
+}
 
 
 def _field_text(value: object) -> str:

@@ -120,7 +120,10 @@ session: keep it short and true).
 
 
 def init_target(cwd: str) -> Path:
-    """AGENTS.md at the project root, or CLAUDE.md where the project uses Claude Code's."""
+    """The memory file /init writes: one that exists already (then nothing is written),
+    else CLAUDE.md where the project uses Claude Code's layout, else AGENTS.md."""
     root = find_project_root(Path(cwd).resolve())
-    uses_claude = (root / ".claude").is_dir() and not (root / "AGENTS.md").exists()
-    return root / ("CLAUDE.md" if uses_claude else "AGENTS.md")
+    for name in ("AGENTS.md", "CLAUDE.md"):
+        if (root / name).exists():
+            return root / name
+    return root / ("CLAUDE.md" if (root / ".claude").is_dir() else "AGENTS.md")
