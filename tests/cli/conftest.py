@@ -22,7 +22,7 @@ ANSI = re.compile(rb"\x1b\[[0-9;?]*[A-Za-z]|\x1b\][^\x07]*\x07|\r")
 # cursor moves, and redrawn with every typed line, so the text alone cannot say that).
 BRACKETED_PASTE_ON = b"\x1b[?2004h"
 READY = "\u27e8ready\u27e9"
-DEFAULT_TIMEOUT = 20.0
+DEFAULT_TIMEOUT = 60.0  # a loaded 2-core CI machine: waiting longer costs a passing test nothing
 
 
 class PtySession:
