@@ -1,6 +1,7 @@
 """A pseudo-terminal driver for the interactive CLI (stdlib ``pty``; no pexpect needed)."""
 
 import fcntl
+import json
 import os
 import pty
 import re
@@ -21,7 +22,7 @@ ANSI = re.compile(rb"\x1b\[[0-9;?]*[A-Za-z]|\x1b\][^\x07]*\x07|\r")
 # cursor moves, and redrawn with every typed line, so the text alone cannot say that).
 BRACKETED_PASTE_ON = b"\x1b[?2004h"
 READY = "\u27e8ready\u27e9"
-DEFAULT_TIMEOUT = 20.0
+DEFAULT_TIMEOUT = 60.0  # a loaded 2-core CI machine: waiting longer costs a passing test nothing
 
 
 class PtySession:
@@ -46,6 +47,9 @@ class PtySession:
         self.seen = ""  # everything read so far, escapes stripped
         self._unread = ""  # the part no expect() has consumed yet
         self.exit_status: int | None = None
+        # What the terminal received, with when: an asciinema recording (write_cast).
+        self.started = time.monotonic()
+        self.received: list[tuple[float, str]] = []
 
     def _read_some(self, deadline: float) -> bool:
         ready, _, _ = select.select([self.fd], [], [], max(0.0, deadline - time.monotonic()))
@@ -55,6 +59,7 @@ class PtySession:
             chunk = os.read(self.fd, 65536)
         except OSError:  # the child closed the terminal
             return False
+        self.received.append((time.monotonic() - self.started, chunk.decode(errors="replace")))
         marked = chunk.replace(BRACKETED_PASTE_ON, READY.encode())
         text = ANSI.sub(b"", marked).decode(errors="replace")
         self.seen += text
@@ -104,6 +109,16 @@ class PtySession:
                 return self.exit_status
             self._read_some(min(deadline, time.monotonic() + 0.05))
         raise AssertionError(f"the CLI did not exit; the terminal showed:\n{self.seen}")
+
+    def write_cast(self, path: Path, title: str) -> Path:
+        """The session as an asciinema v2 recording (``asciinema play PATH``)."""
+        header = {"version": 2, "width": 160, "height": 50, "title": title}
+        header["env"] = {"TERM": "xterm-256color"}
+        lines = [json.dumps(header)]
+        lines.extend(json.dumps([round(at, 4), "o", text]) for at, text in self.received)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+        return path
 
     def close(self) -> None:
         if self.exit_status is None:

@@ -113,7 +113,7 @@ def test_ctrl_c_interrupts_a_running_response_and_the_session_goes_on(
     cli.send_bytes(b"\x03")
     cli.expect("interrupting…")
     cli.expect("interrupted")
-    cli.expect(PROMPT, timeout=10)  # long before the 60 s command would have ended
+    cli.expect(PROMPT, timeout=30)  # long before the 60 s command would have ended
     cli.send_line("and now?")
     cli.expect("answer after the interrupt")
     cli.expect(PROMPT)
@@ -208,10 +208,10 @@ def test_always_is_scoped_to_the_command_prefix(tmp_path: Path, start_cli: Start
     cli = start_cli("--model", model, "--tools", "Bash", cwd=tmp_path)
     cli.expect(PROMPT)
     cli.send_line("make files, then remove one")
-    cli.expect("[a]lways allow Bash(touch *): ")
+    cli.expect("[a]lways allow Bash(touch *) (saved to .loopwright/settings.local.json): ")
     cli.send_line("a")
     cli.expect("? allow Bash(rm a.txt)")  # touch b.txt went through; rm is asked about
-    cli.expect("[a]lways allow Bash(rm *): ")
+    cli.expect("[a]lways allow Bash(rm *) (saved to .loopwright/settings.local.json): ")
     cli.send_line("n")
     cli.expect("done")
     cli.expect(PROMPT)

@@ -52,7 +52,14 @@ def add_agent_arguments(
     parser.add_argument(
         "--mcp-sampling", action="store_true", help="let MCP servers ask this session's model"
     )
-    parser.add_argument("-r", "--resume", metavar="SESSION_ID", help="continue this session")
+    parser.add_argument(
+        "-r",
+        "--resume",
+        metavar="SESSION_ID",
+        nargs="?",
+        const="",  # no id: the interactive session opens a picker
+        help="continue this session (no id, interactive: pick one of this folder's)",
+    )
     parser.add_argument(
         "-c",
         "--continue",
@@ -100,6 +107,11 @@ def check_agent_arguments(args: argparse.Namespace) -> None:
             raise ConfigurationError(
                 f"{flag} applies to a resumed session; add --resume SESSION_ID or --continue"
             )
+    if args.resume == "":
+        raise ConfigurationError(
+            "--resume without a session id picks one in the interactive session only; "
+            "give the id (or a unique prefix): --resume ID (see `loopwright sessions list`)"
+        )
     if args.resume is not None and args.continue_conversation:
         raise ConfigurationError("--resume and --continue both pick a session; give only one")
     if args.max_turns is not None and args.max_turns < 0:

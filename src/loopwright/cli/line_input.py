@@ -5,6 +5,9 @@ slash-command completion.
 - Multi-line: Alt-Enter (or Esc then Enter) adds a line; so does ending a line with ``\\``.
   Enter sends. A paste with line breaks arrives as one prompt (bracketed paste).
 - Completion: Tab after ``/`` offers the slash commands.
+- Ctrl-C clears a half-typed prompt; on an empty one it raises KeyboardInterrupt (the REPL
+  leaves), as does Ctrl-D (EOFError). So a person who typed something is never thrown out
+  by one key press.
 """
 
 from __future__ import annotations
@@ -62,6 +65,14 @@ def _key_bindings() -> KeyBindings:
     def _(event: KeyPressEvent) -> None:
         event.current_buffer.insert_text("\n")
 
+    @bindings.add("c-c")
+    def _(event: KeyPressEvent) -> None:
+        buffer = event.current_buffer
+        if buffer.text:
+            buffer.reset()  # the first Ctrl-C clears what was typed
+        else:
+            event.app.exit(exception=KeyboardInterrupt())
+
     return bindings
 
 
@@ -85,6 +96,7 @@ class LineReader:
             output=output,
         )
 
-    def read(self, prompt: str) -> str:
-        """One prompt; raises EOFError on Ctrl-D and KeyboardInterrupt on Ctrl-C."""
-        return self.session.prompt(prompt)
+    def read(self, prompt: str, default: str = "") -> str:
+        """One prompt (``default``: text already typed, e.g. while the last response ran);
+        raises EOFError on Ctrl-D and KeyboardInterrupt on Ctrl-C at an empty prompt."""
+        return self.session.prompt(prompt, default=default)

@@ -134,6 +134,10 @@ def _dispatch(arguments: list[str]) -> int:
         return mcp_command(arguments[1:])
     args = build_parser().parse_args(arguments)
     try:
+        if args.resume == "" and args.prompt is None and sys.stdin.isatty():
+            from loopwright.cli.repl_resume import pick_at_start
+
+            args.resume = pick_at_start(args.session_store, args.cwd)
         options = options_from_args(args)
         if args.prompt is not None and not args.prompt.strip():
             raise ConfigurationError('the prompt is empty; say what to do: -p "PROMPT"')

@@ -12,13 +12,13 @@ import json
 import queue
 import re
 import shlex
-from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, Protocol
 
 from rich.markup import escape
 
+from loopwright.cli.repl_preview import preview_lines
 from loopwright.cli.terminal_text import visible, visible_line
 from loopwright.permissions import PermissionPolicy, RuleSet
 from loopwright.types import (
@@ -28,9 +28,17 @@ from loopwright.types import (
     ToolPermissionContext,
 )
 
-Choice = Literal["yes", "no", "always"]
+# "tell": no, and the user says why (the reason goes to the model as the deny message).
+Choice = Literal["yes", "no", "always", "tell"]
 
 DENIED_MESSAGE = "The user declined this tool call. Ask them how to proceed or try another way."
+TOLD_MESSAGE = "The user declined this tool call and said what to do instead: {reason}"
+
+
+class Answer(Protocol):
+    """Settles a question from the main thread (thread-safe)."""
+
+    def __call__(self, choice: Choice, reason: str = "") -> None: ...
 
 
 # Programs whose first argument names what they do (git push vs git status): "always"
@@ -104,9 +112,13 @@ class PermissionQuestion:
     tool_input: dict[str, Any]
     reason: str
     # Thread-safe: settles the awaiting callback on the event loop.
-    answer: Callable[[Choice], None]
-    # What "always" will allow for the rest of the session.
+    answer: Answer
+    # What "always" will allow for the rest of the session (and write to local settings).
     always: tuple[str, ...] = ()
+    # The directory the call runs in (Bash) and relative paths resolve against.
+    cwd: str = ""
+    # What the call will do: a diff, a new file's content, a command (markup lines).
+    preview: tuple[str, ...] = field(default=())
 
     def always_label(self) -> str:
         return visible_line(", ".join(self.always) if self.always else "this exact call")
@@ -126,10 +138,12 @@ class PermissionQuestion:
         key = self._main_key()
         if key is None:
             return []
+        # Fields the preview shows whole (as a diff or the new file) are not listed twice.
+        previewed = _PREVIEWED.get(self.tool_name, ()) if self.preview else ()
         return [
             f"{name}: {_field_text(value)}"
             for name, value in self.tool_input.items()
-            if name != key
+            if name != key and name not in previewed
         ]
 
     def prompt_markup(self) -> str:
@@ -141,10 +155,15 @@ class PermissionQuestion:
             + (f" [dim]({escape(visible(self.reason))})[/dim]" if self.reason else "")
         ]
         lines.extend(f"  [dim]{escape(visible(line))}[/dim]" for line in self.details())
+        lines.extend(self.preview)
         return "\n".join(lines)
 
 
 _SUMMARY_KEYS = ("command", "file_path", "path", "pattern", "url", "query")
+_PREVIEWED: dict[str, tuple[str, ...]] = {
+    "Edit": ("old_string", "new_string"),
+    "Write": ("content",),
+}
 
 
 def _field_text(value: object) -> str:
@@ -181,20 +200,28 @@ class TerminalPermissions:
         if self._session_allows(name, input, ctx.cwd):
             return PermissionResultAllow()
         loop = asyncio.get_running_loop()
-        answered: asyncio.Future[Choice] = loop.create_future()
+        answered: asyncio.Future[tuple[Choice, str]] = loop.create_future()
 
-        def answer(choice: Choice) -> None:
-            loop.call_soon_threadsafe(_settle, answered, choice)
+        def answer(choice: Choice, reason: str = "") -> None:
+            loop.call_soon_threadsafe(_settle, answered, (choice, reason))
 
         rules = always_rules(name, input)
-        self._events.put(PermissionQuestion(name, dict(input), ctx.reason, answer, rules))
-        choice = await answered
+        preview = tuple(preview_lines(name, input, ctx.cwd))
+        self._events.put(
+            PermissionQuestion(name, dict(input), ctx.reason, answer, rules, ctx.cwd, preview)
+        )
+        choice, reason = await answered
         if choice == "always":
             self.always_allowed.extend(r for r in rules if r not in self.always_allowed)
             if not rules:
                 self.always_exact.add(_call_key(name, input))
         if choice == "no":
             return PermissionResultDeny(DENIED_MESSAGE)
+        if choice == "tell":
+            told = reason.strip()
+            return PermissionResultDeny(
+                TOLD_MESSAGE.format(reason=told) if told else DENIED_MESSAGE
+            )
         return PermissionResultAllow()
 
 
@@ -202,18 +229,21 @@ def _call_key(name: str, input: dict[str, Any]) -> str:
     return json.dumps([name, input], sort_keys=True, default=str)
 
 
-def _settle(future: asyncio.Future[Choice], choice: Choice) -> None:
+def _settle(future: asyncio.Future[tuple[Choice, str]], answer: tuple[Choice, str]) -> None:
     if not future.done():  # an interrupt may have cancelled the wait already
-        future.set_result(choice)
+        future.set_result(answer)
 
 
 def parse_choice(reply: str) -> Choice | None:
-    """``y``/``yes``, ``n``/``no`` (or nothing: the safe default), ``a``/``always``."""
+    """One key (or word): ``y``, ``n`` (Esc, or Enter alone: the safe default), ``a``
+    (always), ``t`` (no, and tell the model why); 1-4 as in Claude Code's numbered list."""
     word = reply.strip().lower()
-    if word in ("y", "yes"):
+    if word in ("y", "yes", "1"):
         return "yes"
-    if word in ("", "n", "no"):
+    if word in ("", "n", "no", "\x1b", "3"):
         return "no"
-    if word in ("a", "always"):
+    if word in ("a", "always", "2"):
         return "always"
+    if word in ("t", "tell", "4"):
+        return "tell"
     return None

@@ -1,30 +1,50 @@
-"""The interactive session: a prompt, streamed answers, tool calls, permission prompts.
+"""The interactive session: a prompt, streamed answers, tool calls, questions, commands.
 
 The main thread owns the terminal; the Client lives on a background event loop
-(:class:`LoopThread`). Everything the session produces — messages and permission
-questions — arrives on one queue, so the terminal is written from one place, in order.
+(:class:`LoopThread`). A response is shown by :class:`ResponseView` (repl_turn.py); the
+slash commands that are the REPL's own are handled here. ``/clear`` and ``/resume``
+replace the Client (a new session, or an earlier one) and keep the terminal.
 """
 
 from __future__ import annotations
 
 import contextlib
 import dataclasses
+import os
 import queue
+from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 from rich.console import Console
 from rich.markup import escape
-from rich.status import Status
 
 from loopwright.cli.elicitation_prompt import (
-    ElicitationQuestion,
     TerminalElicitation,
-    ask_in_terminal,
 )
 from loopwright.cli.line_input import LineReader
 from loopwright.cli.loop_thread import LoopThread
-from loopwright.cli.permission_prompt import PermissionQuestion, TerminalPermissions, parse_choice
-from loopwright.cli.render import Renderer
+from loopwright.cli.permission_prompt import TerminalPermissions
+from loopwright.cli.repl_help import command_help
+from loopwright.cli.repl_info import (
+    STARTER_MEMORY,
+    agent_lines,
+    init_target,
+    mcp_lines,
+    memory_lines,
+    permission_lines,
+    status_lines,
+)
+from loopwright.cli.repl_keys import Keys
+from loopwright.cli.repl_questions import TerminalQuestions
+from loopwright.cli.repl_resume import (
+    conversation_so_far,
+    pick_session,
+    recent_sessions,
+    show_conversation,
+)
+from loopwright.cli.repl_trust import ask_trust
+from loopwright.cli.repl_turn import ResponseView
 from loopwright.cli.slash_commands import (
     COMMANDS,
     HELP,
@@ -35,41 +55,10 @@ from loopwright.cli.slash_commands import (
 from loopwright.cli.terminal_text import visible, visible_line
 from loopwright.client import Client
 from loopwright.errors import LoopwrightError
-from loopwright.messages import (
-    AssistantMessage,
-    Message,
-    ResultMessage,
-    StreamEvent,
-    SystemMessage,
-    UserMessage,
-)
 from loopwright.options import Options
 
 PROMPT = "> "
-# A Ctrl-C that lands just before a blocking wait starts is only noticed when the wait
-# ends; waiting in short slices bounds that delay.
-SIGNAL_CHECK_SECONDS = 0.2
-
-
-class ResponseFailed:
-    """The worker raised instead of finishing with a result."""
-
-    def __init__(self, error: BaseException) -> None:
-        self.error = error
-
-
-async def _pump(client: Client, prompt: str | None, events: queue.Queue[Any]) -> None:
-    """Send one prompt (None: go on with the calls that wait for approval, asking for
-    each like for any other call) and forward its messages to the main thread."""
-    try:
-        if prompt is None:
-            await client.answer_approvals({})
-        else:
-            await client.query(prompt)
-        async for message in client.receive_response():
-            events.put(message)
-    except Exception as exc:  # shown to the user; the session goes on
-        events.put(ResponseFailed(exc))
+Handler = Callable[[str], None]
 
 
 async def _context_usage(client: Client) -> dict[str, Any]:
@@ -87,8 +76,9 @@ class Repl:
         self.initial_prompt = initial_prompt
         self.reader = reader or LineReader(COMMANDS)
         self.console = console or Console(highlight=False)
-        self.renderer = Renderer(self.console)
         self.events: queue.Queue[Any] = queue.Queue()
+        self.keys = Keys()
+        self.view = ResponseView(self.console, self.events, self.keys)
         self.permissions = TerminalPermissions(self.events)
         # The REPL always streams (text appears as it is written) and always can ask.
         self.options = dataclasses.replace(
@@ -96,186 +86,196 @@ class Repl:
             include_partial_messages=True,
             can_use_tool=options.can_use_tool or self.permissions,
             on_elicitation=options.on_elicitation or TerminalElicitation(self.events),
+            ask_user=options.ask_user or TerminalQuestions(self.events),
         )
-        self.status: Status = self.console.status("thinking…", spinner="dots")
-        self._spinning = False
+        self.cwd = str(Path(options.cwd or os.getcwd()))
+        self._thread: LoopThread | None = None
+        self._client: Client | None = None
+        self._commands: dict[str, Handler] = {
+            "help": self._help,
+            "cost": self._cost,
+            "model": self._switch_model,
+            "clear": self._clear,
+            "resume": self._resume,
+            "permissions": self._permissions,
+            "mcp": lambda _: self._print_lines(mcp_lines(self.client.session)),
+            "agents": lambda _: self._print_lines(agent_lines(self.client.session)),
+            "memory": lambda _: self._print_lines(memory_lines(self.options, self.cwd)),
+            "status": lambda _: self._print_lines(status_lines(self.client.session, self.options)),
+            "init": self._init,
+        }
+
+    @property
+    def thread(self) -> LoopThread:
+        assert self._thread is not None, "the REPL is not running"
+        return self._thread
+
+    @property
+    def client(self) -> Client:
+        assert self._client is not None, "the REPL is not connected"
+        return self._client
 
     # ------------------------------------------------------------------ session
 
     def run(self) -> int:
         with LoopThread() as thread:
-            client = Client(self.options)
-            thread.run(client.connect())
+            self._thread = thread
+            self._connect(self.options)
             try:
-                self._greet(client)
-                if client.pending_approvals:  # a resumed session whose calls wait
-                    count = len(client.pending_approvals)
+                self._greet()
+                if self.options.resume:
+                    self._show_earlier(self.options.resume)
+                if self.client.pending_approvals:  # a resumed session whose calls wait
+                    count = len(self.client.pending_approvals)
                     self.console.print(f"[yellow]{count} call(s) wait for approval[/yellow]")
-                    self._respond(thread, client, None)
+                    self.view.respond(thread, self.client, None)
                 if self.initial_prompt:
                     self.console.print(f"{PROMPT}{escape(visible(self.initial_prompt))}")
-                    self._respond(thread, client, self.initial_prompt)
-                return self._prompt_loop(thread, client)
+                    self.view.respond(thread, self.client, self.initial_prompt)
+                return self._prompt_loop()
             finally:
-                self._spin(None)
-                with contextlib.suppress(Exception, KeyboardInterrupt):
-                    thread.run(client.disconnect())
+                self.view.spin(None)
+                self._disconnect()
 
-    def _greet(self, client: Client) -> None:
-        session = client.session
+    def _connect(self, options: Options) -> None:
+        client = Client(options)
+        self.thread.run(client.connect())
+        self._client = client
+
+    def _disconnect(self) -> None:
+        if self._client is not None:
+            with contextlib.suppress(Exception, KeyboardInterrupt):
+                self.thread.run(self._client.disconnect())
+            self._client = None
+
+    def _reconnect(self, resume: str | None) -> None:
+        """A new session (``resume=None``) or an earlier one, on the same terminal."""
+        self._disconnect()
+        self._connect(
+            dataclasses.replace(
+                self.options, resume=resume, session_id=None, fork_session=False, resume_at=None
+            )
+        )
+
+    def _greet(self) -> None:
+        session = self.client.session
         self.console.print(
             f"[bold]loopwright[/bold] [dim]· model {escape(visible_line(session.agent.model.name))}"
             f" · session {escape(visible_line(session.session_id))} · cwd "
             f"{escape(visible_line(str(session.state.cwd)))}[/dim]\n"
-            "[dim]/help for commands · /exit to quit · Ctrl-C interrupts a response[/dim]"
+            "[dim]/help for commands · /exit to quit · Esc or Ctrl-C interrupts a response[/dim]"
         )
 
-    def _prompt_loop(self, thread: LoopThread, client: Client) -> int:
+    def _show_earlier(self, session_id: str) -> None:
+        store = self.options.session_store
+        messages = self.thread.run(conversation_so_far(store, self.cwd, session_id))
+        show_conversation(self.console, messages, session_id)
+
+    def _prompt_loop(self) -> int:
         while True:
             try:
-                line = self.reader.read(PROMPT)
+                line = self.reader.read(PROMPT, self.view.typed_ahead)
             except (EOFError, KeyboardInterrupt):
                 self.console.print()
                 return 0
+            self.view.typed_ahead = ""
             if not line.strip():
                 continue
             command = parse_slash_command(line) if "\n" not in line.strip() else None
             if command is None or goes_to_the_loop(command):
-                self._respond(thread, client, line.strip())
+                self.view.respond(self.thread, self.client, line.strip())
             elif command.name in ("exit", "quit"):
                 return 0
-            elif command.name == "help":
-                self.console.print(HELP, markup=False)
-            elif command.name == "cost":
-                context = thread.run(_context_usage(client))
-                self.console.print(cost_table(client.session, context))
-            elif command.name == "model":
-                self._switch_model(thread, client, command.argument)
+            elif command.name in self._commands:
+                self._commands[command.name](command.argument)
             else:
                 self.console.print(
                     f"[red]unknown command /{escape(visible_line(command.name))}[/red]; /help"
                 )
 
-    def _switch_model(self, thread: LoopThread, client: Client, spec: str) -> None:
+    # ------------------------------------------------------------------ commands
+
+    def _print_lines(self, lines: list[str]) -> None:
+        for line in lines:
+            self.console.print(line)
+
+    def _help(self, argument: str) -> None:
+        if not argument:
+            self.console.print(HELP, markup=False)
+            return
+        text = command_help(argument)
+        if text is None:
+            self.console.print(
+                f"[red]no command /{escape(visible_line(argument.lstrip('/')))}[/red]; /help "
+                "lists them"
+            )
+            return
+        self.console.print(text, markup=False)
+
+    def _cost(self, _: str) -> None:
+        context = self.thread.run(_context_usage(self.client))
+        self.console.print(cost_table(self.client.session, context))
+
+    def _switch_model(self, spec: str) -> None:
         if spec:
             try:
-                thread.run(client.set_model(spec))
+                self.thread.run(self.client.set_model(spec))
             except LoopwrightError as exc:
                 self.console.print(f"[red]{escape(visible(str(exc)))}[/red]")
                 return
-        self.console.print(f"model: {escape(visible_line(client.session.agent.model.name))}")
+            # /clear and /resume start a new Client: with this model, not the first one.
+            self.options = dataclasses.replace(self.options, model=spec)
+        model = self.client.session.agent.model.name
+        self.console.print(f"model: {escape(visible_line(model))}")
 
-    # ------------------------------------------------------------------ one response
-
-    def _respond(self, thread: LoopThread, client: Client, prompt: str | None) -> None:
-        thread.submit(_pump(client, prompt, self.events))
-        self._spin("thinking…")
-        while True:
-            try:
-                try:
-                    event = self.events.get(timeout=SIGNAL_CHECK_SECONDS)
-                except queue.Empty:
-                    continue
-                if self._handle(event):
-                    return
-            except KeyboardInterrupt:
-                # Stop the response; its "interrupted" result still arrives and ends the wait.
-                self._spin(None)
-                self.console.print("\n[yellow]interrupting…[/yellow]")
-                thread.submit(client.interrupt())
-
-    def _handle(self, event: Any) -> bool:
-        """Show one event; True when the response is over."""
-        if isinstance(event, ResponseFailed):
-            self._spin(None)
-            self.console.print(f"[red]error: {escape(visible(str(event.error)))}[/red]")
-            return True
-        if isinstance(event, PermissionQuestion):
-            self._ask(event)
-            return False
-        if isinstance(event, ElicitationQuestion):
-            self._spin(None)
-            event.answer(ask_in_terminal(event.request, input, self.console.print))
-            return False
-        message: Message = event
-        if isinstance(message, ResultMessage):
-            self._spin(None)
-            self._show_result(message)
-            return True
-        self._show(message)
-        return False
-
-    def _show(self, message: Message) -> None:
-        match message:
-            case SystemMessage(subtype="init"):
-                return  # every response starts with one; the greeting said it all
-            case SystemMessage(subtype="compact_boundary", data=data):
-                self._spin(None)
-                before, after = int(data.get("pre_tokens", 0)), int(data.get("post_tokens", 0))
-                self.console.print(
-                    f"[dim]conversation compacted ({before:,} → {after:,} tokens)[/dim]"
-                )
-                return
-            case StreamEvent(event={"type": "text_delta"}):
-                self._spin(None)  # the spinner would tear streamed lines apart
-            case StreamEvent(event={"type": "tool_call_start", "name": str() as name}):
-                self.renderer.end_streamed_line()
-                self._spin(f"preparing {escape(visible_line(name))}…")
-                return
-            case AssistantMessage(parent_tool_use_id=None) if message.tool_calls:
-                self._spin(None)
-                self.renderer.show(message)
-                names = ", ".join(dict.fromkeys(call.name for call in message.tool_calls))
-                self._spin(f"running {escape(visible_line(names))}…")
-                return
-            case UserMessage():
-                self._spin(None)
-                self.renderer.show(message)
-                self._spin("thinking…")
-                return
-            case _:
-                pass
-        if not isinstance(message, StreamEvent):
-            self._spin(None)
-        self.renderer.show(message)
-
-    def _ask(self, question: PermissionQuestion) -> None:
-        self._spin(None)
-        self.console.print(question.prompt_markup())
-        while True:
-            try:
-                reply = input(f"  [y]es / [n]o / [a]lways allow {question.always_label()}: ")
-            except (EOFError, KeyboardInterrupt):
-                question.answer("no")
-                raise KeyboardInterrupt from None  # and stop the response
-            choice = parse_choice(reply)
-            if choice is not None:
-                question.answer(choice)
-                self._spin(f"running {escape(visible_line(question.tool_name))}…")
-                return
-            self.console.print("  please answer y, n or a")
-
-    def _show_result(self, result: ResultMessage) -> None:
-        cost = "" if result.total_cost_usd is None else f" · ${result.total_cost_usd:.4f}"
-        style = "red" if result.is_error else "dim"
-        detail = escape(visible(f": {'; '.join(result.errors)}")) if result.errors else ""
+    def _clear(self, _: str) -> None:
+        old = self.client.session_id
+        self._reconnect(None)
         self.console.print(
-            f"[{style}]{result.subtype}{detail} · {result.num_turns} turn(s){cost} · "
-            f"{result.duration_ms / 1000:.1f} s[/{style}]"
+            f"[dim]new conversation · session {escape(visible_line(self.client.session_id))}"
+            f" (the previous one, {escape(visible_line(old))}, stays resumable)[/dim]"
         )
 
-    def _spin(self, label: str | None) -> None:
-        """Show the spinner with ``label``, or hide it (None)."""
-        if label is None:
-            if self._spinning:
-                self.status.stop()
-                self._spinning = False
+    def _resume(self, _: str) -> None:
+        found = self.thread.run(recent_sessions(self.options.session_store, self.cwd))
+        others = [past for past in found if past.session_id != self.client.session_id]
+        try:
+            chosen = pick_session(self.console, others)
+        except (EOFError, KeyboardInterrupt):
+            chosen = None
+        if chosen is None:
+            self.console.print("[dim]staying in this session[/dim]")
             return
-        self.status.update(label)
-        if not self._spinning:
-            self.status.start()
-            self._spinning = True
+        self._reconnect(chosen.session_id)
+        self._show_earlier(chosen.session_id)
+
+    def _permissions(self, _: str) -> None:
+        lines = permission_lines(
+            self.client.session,
+            self.permissions.always_allowed,
+            len(self.permissions.always_exact),
+        )
+        self._print_lines(lines)
+
+    def _init(self, _: str) -> None:
+        target = init_target(self.cwd)
+        shown = escape(visible_line(str(target)))
+        if target.exists():
+            self.console.print(f"{shown} exists already; edit it (nothing was written)")
+            return
+        self.console.print(f"write a starter {shown}? \\[y/n] ", end="")
+        with self.keys:
+            key = self.keys.read().lower()
+        self.console.print(key if key.isprintable() else "")
+        if key != "y":
+            self.console.print("[dim]nothing written[/dim]")
+            return
+        target.write_text(STARTER_MEMORY.format(name=target.parent.name), encoding="utf-8")
+        self.console.print(f"wrote {shown}; it is read at the start of the next session")
 
 
 def run_interactive(options: Options, initial_prompt: str | None = None) -> int:
-    return Repl(options, initial_prompt=initial_prompt).run()
+    console = Console(highlight=False)
+    with Keys() as keys:
+        trusted = ask_trust(options, console, keys.read, str(options.cwd or os.getcwd()))
+    return Repl(trusted, console=console, initial_prompt=initial_prompt).run()

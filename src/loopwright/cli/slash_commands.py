@@ -18,9 +18,19 @@ HELP = """\
 /compact [focus]  summarise the conversation so far (optionally: what to keep)
 /cost             tokens, cost and turns of this session
 /model [spec]     show the model, or switch to another (e.g. anthropic:claude-opus-5-5)
+/clear            start a new conversation (the old one stays resumable)
+/resume           pick an earlier session of this folder to continue
+/permissions      the permission rules in force and what "always" allowed
+/mcp              the MCP servers and their status
+/agents           the subagents the Agent tool can start
+/memory           which memory files (AGENTS.md, CLAUDE.md) are loaded
+/init             write a starter AGENTS.md (asks first)
+/status           session, model, folder, permission mode, trust
+/help [command]   this list, or more about one command
 /mcp__S__P args   send prompt P of MCP server S (arguments by position or name=value)
 /exit             end the session (also: Ctrl-D, or Ctrl-C at the prompt)
-Ctrl-C while the agent works interrupts the response.
+Esc (or Ctrl-C) while the agent works interrupts the response. Ctrl-C at the prompt
+clears the line; on an empty line it (or Ctrl-D) ends the session.
 Alt-Enter (or a line ending in \\) starts a new line; Enter sends. Up/Down and Ctrl-R
 search the history of every session; Tab completes a /command."""
 
@@ -30,6 +40,14 @@ COMMANDS: tuple[tuple[str, str], ...] = (
     ("compact", "summarise the conversation so far"),
     ("cost", "tokens, cost and turns of this session"),
     ("model", "show or switch the model"),
+    ("clear", "start a new conversation"),
+    ("resume", "continue an earlier session"),
+    ("permissions", "the rules in force"),
+    ("mcp", "MCP server status"),
+    ("agents", "the subagents"),
+    ("memory", "the memory files loaded"),
+    ("init", "write a starter AGENTS.md"),
+    ("status", "session, model, folder, trust"),
     ("help", "the commands"),
     ("exit", "end the session"),
 )
