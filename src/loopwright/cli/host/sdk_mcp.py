@@ -11,7 +11,8 @@ client's side of the protocol: ``initialize``, ``notifications/initialized``,
 from __future__ import annotations
 
 import itertools
-from dataclasses import dataclass
+from collections.abc import Iterator
+from dataclasses import dataclass, field
 from typing import Any
 
 from loopwright.cli.host.control import ControlChannel, ControlError
@@ -33,9 +34,7 @@ class ControlMcpClient:
 
     control: ControlChannel
     server: str
-
-    def __post_init__(self) -> None:
-        self._ids = itertools.count(1)
+    _ids: Iterator[int] = field(default_factory=lambda: itertools.count(1))
 
     async def call(self, method: str, params: dict[str, Any] | None = None) -> dict[str, Any]:
         message: dict[str, Any] = {"jsonrpc": "2.0", "id": next(self._ids), "method": method}
