@@ -14,8 +14,9 @@ from typing import Any
 
 import pytest
 
-from .agent_sdk_engines import ENGINES, Engine, engine, loopwright_cli
 from loopwright.models.scripted import Step, text, tool_call, tool_calls
+
+from .agent_sdk_engines import ENGINES, Engine, engine, loopwright_cli
 
 sdk = pytest.importorskip(
     "claude_agent_sdk", reason="pip install claude-agent-sdk (it is in requirements-dev.lock)"

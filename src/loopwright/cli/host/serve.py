@@ -69,10 +69,14 @@ class Host:
         self.turn: TurnState | None = None
         self.exit_code = 0
         self._answering: dict[str, asyncio.Task[None]] = {}
+        self._initializing: asyncio.Task[None] | None = None
+        self._opened = False
 
     async def run(self) -> int:
         start_stdin_reader(asyncio.get_running_loop(), self.deliver)
         await self.ready.wait()
+        if self._initializing is not None:  # the TypeScript SDK sends a prompt right after it
+            await asyncio.gather(self._initializing, return_exceptions=True)
         await self._open()
         try:
             while (line := await self.inbox.get()) is not None:
@@ -109,6 +113,8 @@ class Host:
             request_id = str(message.get("request_id"))
             task = asyncio.create_task(self._answer(request_id, message.get("request") or {}))
             self._answering[request_id] = task
+            if (message.get("request") or {}).get("subtype") == "initialize":
+                self._initializing = task
             task.add_done_callback(lambda _: self._answering.pop(request_id, None))
         elif kind == "control_response":
             self.control.receive(message)
@@ -144,7 +150,7 @@ class Host:
             self.ready.set()
 
     def _initialize(self, request: dict[str, Any]) -> dict[str, Any]:
-        opened = self.client is not None or self.ready.is_set()
+        opened = self._opened
         if not opened:
             self.options = apply_initialize(self.options, request, self.control, self.applied)
         return initialize_response(self.options, hooks_applied=not opened)
@@ -171,6 +177,7 @@ class Host:
     # ----------------------------------------------------------------- turns
 
     async def _open(self) -> None:
+        self._opened = True  # a later initialize cannot change this session's hooks
         options = self.options
         try:
             if self.prompt_tool == "stdio":
