@@ -64,7 +64,9 @@ class AnthropicEvents:
         """Close the response the AssistantMessage completes (nothing if none streamed)."""
         if not self.started:
             return []
-        out = [{"type": "content_block_stop", "index": index} for index in self.open_blocks]
+        out: list[dict[str, Any]] = [
+            {"type": "content_block_stop", "index": index} for index in self.open_blocks
+        ]
         usage = message.usage
         out.append(
             {
