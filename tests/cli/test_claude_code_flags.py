@@ -180,3 +180,74 @@ def test_a_line_over_the_sdk_limit_is_shortened_not_split() -> None:
     line = encode_line(data)
     assert len(line) <= MAX_LINE_BYTES and line.endswith(b"\n") and line.count(b"\n") == 1
     assert "cut by loopwright" in json.loads(line)["message"]["content"][0]["content"]
+
+
+class LiveHost:
+    """The host as a running process: write lines, read lines until one matches."""
+
+    def __init__(self, args: list[str], cwd: Path) -> None:
+        flags = ["--output-format", "stream-json", "--verbose", "--input-format", "stream-json"]
+        self.process = subprocess.Popen(
+            [*CLI, *flags, "--no-session-persistence", *args],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            cwd=cwd,
+        )
+
+    def send(self, line: dict[str, Any]) -> None:
+        assert self.process.stdin is not None
+        self.process.stdin.write(json.dumps(line) + "\n")
+        self.process.stdin.flush()
+
+    def read_until(self, wanted: str) -> dict[str, Any]:
+        assert self.process.stdout is not None
+        for raw in self.process.stdout:  # the test's timeout bounds a host that never says it
+            line = json.loads(raw)
+            if line["type"] == wanted:
+                return line
+        raise AssertionError(f"the host ended before a {wanted} line")
+
+    def finish(self) -> int:
+        assert self.process.stdin is not None
+        self.process.stdin.close()
+        return self.process.wait(timeout=60)
+
+
+def test_an_interrupt_cancels_the_pending_can_use_tool_request(tmp_path: Path) -> None:
+    script = write_script(
+        tmp_path / "s.yaml", [{"tool_call": {"name": "Bash", "input": {"command": "touch x"}}}]
+    )
+    live = LiveHost(
+        ["--model", f"scripted:{script}", "--permission-prompt-tool", "stdio"], tmp_path
+    )
+    live.send(control("i", "initialize"))
+    live.send(user("go"))
+    asked = live.read_until("control_request")
+    assert asked["request"]["subtype"] == "can_use_tool"
+    assert asked["request"]["input"] == {"command": "touch x"}
+    live.send(control("stop", "interrupt"))
+    cancel = live.read_until("control_cancel_request")
+    assert cancel["request_id"] == asked["request_id"]
+    result = live.read_until("result")
+    assert (result["subtype"], result["is_error"]) == ("error_during_execution", True)
+    assert live.finish() == 1  # the last result was an error, as Claude Code exits
+    assert not (tmp_path / "x").exists()
+
+
+def test_set_model_and_get_context_usage_answer_over_control(tmp_path: Path) -> None:
+    first = write_script(tmp_path / "a.yaml", [{"text": "from a"}])
+    second = write_script(tmp_path / "b.yaml", [{"text": "from b"}])
+    live = LiveHost(["--model", f"scripted:{first}"], tmp_path)
+    live.send(control("i", "initialize"))
+    live.send(user("one"))
+    assert live.read_until("result")["result"] == "from a"
+    live.send(control("m", "set_model", model=f"scripted:{second}"))
+    assert live.read_until("control_response")["response"]["subtype"] == "success"
+    live.send(control("c", "get_context_usage"))
+    usage = live.read_until("control_response")["response"]["response"]
+    assert usage["totalTokens"] > 0 and usage["maxTokens"] > usage["totalTokens"]
+    live.send(user("two"))
+    assert live.read_until("result")["result"] == "from b"
+    assert live.finish() == 0

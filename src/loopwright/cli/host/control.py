@@ -37,7 +37,8 @@ class ControlChannel:
         try:
             return await future
         except asyncio.CancelledError:
-            if not future.done():
+            # Cancelling the waiting task cancels the future too: not answered = cancelled.
+            if future.cancelled() or not future.done():
                 self.writer.write({"type": "control_cancel_request", "request_id": request_id})
             raise
         finally:
