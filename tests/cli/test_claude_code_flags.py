@@ -135,7 +135,8 @@ def host(*lines: dict[str, Any], args: list[str], cwd: Path) -> subprocess.Compl
 
 
 def control(request_id: str, subtype: str, **fields: Any) -> dict[str, Any]:
-    return {"type": "control_request", "request_id": request_id, "request": {"subtype": subtype, **fields}}  # fmt: skip
+    request = {"subtype": subtype, **fields}
+    return {"type": "control_request", "request_id": request_id, "request": request}
 
 
 def user(text: str) -> dict[str, Any]:
@@ -147,7 +148,8 @@ def user(text: str) -> dict[str, Any]:
 
 
 def test_host_answers_an_unknown_control_request_with_an_error(tmp_path: Path) -> None:
-    done = host(control("a", "initialize", hooks=None), control("b", "get_settings"), args=[], cwd=tmp_path)  # fmt: skip
+    requests = [control("a", "initialize", hooks=None), control("b", "get_settings")]
+    done = host(*requests, args=[], cwd=tmp_path)
     assert done.returncode == 0, done.stderr
     responses = {r["response"]["request_id"]: r["response"] for r in stream_lines(done.stdout)}
     assert responses["a"]["subtype"] == "success"
@@ -176,7 +178,8 @@ def test_host_reports_a_session_that_cannot_start_in_an_error_result(tmp_path: P
 
 
 def test_a_line_over_the_sdk_limit_is_shortened_not_split() -> None:
-    data = {"type": "user", "message": {"content": [{"type": "tool_result", "content": "x" * 3_000_000}]}}  # fmt: skip
+    block = {"type": "tool_result", "content": "x" * 3_000_000}
+    data = {"type": "user", "message": {"content": [block]}}
     line = encode_line(data)
     assert len(line) <= MAX_LINE_BYTES and line.endswith(b"\n") and line.count(b"\n") == 1
     assert "cut by loopwright" in json.loads(line)["message"]["content"][0]["content"]
