@@ -8,6 +8,9 @@ server on 127.0.0.1). The tests check the typed messages the SDK yields.
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
@@ -292,3 +295,66 @@ async def test_resume_continues_the_same_conversation(kind: str, tmp_path: Path)
     assert init.data["session_id"] == session_id
     assert result_of(second).session_id == session_id
     assert result_of(second).result == "second answer"
+
+
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "agent_sdk"
+
+
+def test_the_python_example_runs_on_the_scripted_model(tmp_path: Path) -> None:
+    env = {**os.environ, "LOOPWRIGHT_MODEL": f"scripted:{EXAMPLES / 'script.yaml'}"}
+    done = subprocess.run(
+        [sys.executable, str(EXAMPLES / "python_sdk.py")],
+        capture_output=True,
+        text=True,
+        timeout=90,
+        env=env,
+        cwd=tmp_path,
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines() == ["There are 4 words.", "[success, 2 turns]"]
+
+
+async def test_rewind_files_puts_back_what_a_turn_wrote(tmp_path: Path) -> None:
+    target = tmp_path / "draft.txt"
+    target.write_text("original")
+    write = {"file_path": str(target), "content": "changed"}
+    script = steps(
+        tool_call("Read", file_path=str(target)), tool_call("Write", **write), text("ok")
+    )
+    with engine("scripted", script, tmp_path) as run:
+        opts = options(
+            run,
+            tmp_path,
+            permission_mode="acceptEdits",
+            enable_file_checkpointing=True,
+            extra_args={"replay-user-messages": None},  # the prompt's uuid comes back
+        )
+        async with sdk.ClaudeSDKClient(opts) as client:
+            await client.query("change the draft")
+            messages = [m async for m in client.receive_response()]
+            assert target.read_text() == "changed"
+            prompt = next(
+                m for m in of_type(messages, sdk.UserMessage) if m.content == "change the draft"
+            )
+            await client.rewind_files(prompt.uuid)
+    assert target.read_text() == "original"
+
+
+async def test_mcp_status_lists_the_sdk_server_and_its_tools(tmp_path: Path) -> None:
+    @sdk.tool("ping", "Answer pong", {})
+    async def ping(args: dict[str, Any]) -> dict[str, Any]:
+        return {"content": [{"type": "text", "text": "pong"}]}
+
+    server = sdk.create_sdk_mcp_server("probe", tools=[ping])
+    with engine("scripted", steps(text("ready")), tmp_path) as run:
+        async with sdk.ClaudeSDKClient(
+            options(run, tmp_path, mcp_servers={"probe": server})
+        ) as client:
+            await client.query("hi")
+            [m async for m in client.receive_response()]
+            status = await client.get_mcp_status()
+            with pytest.raises(Exception, match="mcp_toggle"):
+                await client.toggle_mcp_server("probe", False)
+    [entry] = status["mcpServers"]
+    assert (entry["name"], entry["status"]) == ("probe", "connected")
+    assert entry["tools"] == [{"name": "ping"}]

@@ -214,3 +214,23 @@ def test_typescript_set_permission_mode_lets_the_next_write_through(
     first, second = run.tool_results()
     assert first["is_error"] and not second["is_error"]
     assert target.read_text() == "hello"
+
+
+def test_the_typescript_example_runs_on_the_scripted_model(program_dir: Path) -> None:
+    example = REPO / "examples" / "agent_sdk"
+    shutil.copy(example / "typescript_sdk.mjs", program_dir / "example.mjs")
+    env = {
+        **os.environ,
+        "LOOPWRIGHT_MODEL": f"scripted:{example / 'script.yaml'}",
+        "LOOPWRIGHT_CLI": loopwright_cli(),
+    }
+    done = subprocess.run(
+        ["node", str(program_dir / "example.mjs")],
+        capture_output=True,
+        text=True,
+        timeout=90,
+        env=env,
+        cwd=program_dir,
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines() == ["There are 4 words.", "[success, 2 turns]"]
