@@ -18,7 +18,6 @@ from loopwright.cli.claude_flags import (
 from loopwright.cli.claude_options import with_claude_flags
 from loopwright.cli.plain_output import result_text, to_json_line
 from loopwright.cli.stream_json import StreamJsonWriter
-from loopwright.client import query
 from loopwright.errors import ConfigurationError, LoopwrightError
 from loopwright.messages import ResultMessage
 from loopwright.options import Options
@@ -60,6 +59,8 @@ def wants_host_mode(arguments: Sequence[str]) -> bool:
 
 
 async def print_mode(prompt: str, options: Options, output_format: str) -> int:
+    from loopwright.client import query  # the engine: not needed to answer --help or host init
+
     result: ResultMessage | None = None
     stream = StreamJsonWriter()
     async for message in query(prompt, options):

@@ -16,17 +16,15 @@ import dataclasses
 import json
 import os
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from loopwright.cli.claude_flags import sdk_server_names
 from loopwright.cli.host.callbacks import permission_prompt
 from loopwright.cli.host.control import ControlChannel
 from loopwright.cli.host.initialize import Applied, apply_initialize, initialize_response
 from loopwright.cli.host.requests import HANDLERS, RequestFailed, unsupported
-from loopwright.cli.host.sdk_mcp import connect_sdk_server
 from loopwright.cli.host.shape import SdkShaper, TurnState
 from loopwright.cli.host.wire import LineWriter, start_stdin_reader
-from loopwright.client import Client
 from loopwright.errors import LoopwrightError
 from loopwright.messages import (
     ContentBlock,
@@ -38,6 +36,9 @@ from loopwright.messages import (
 )
 from loopwright.options import Options
 from loopwright.types import PermissionMode
+
+if TYPE_CHECKING:  # the engine loads after initialize is answered: the SDK waits for that
+    from loopwright.client import Client
 
 
 def run_host(options: Options, args: argparse.Namespace) -> int:
@@ -178,6 +179,9 @@ class Host:
 
     async def _open(self) -> None:
         self._opened = True  # a later initialize cannot change this session's hooks
+        from loopwright.cli.host.sdk_mcp import connect_sdk_server
+        from loopwright.client import Client
+
         options = self.options
         try:
             if self.prompt_tool == "stdio":
