@@ -207,6 +207,8 @@ class Host:
             _warn(self.open_error)
 
     async def _run_turn(self, line: dict[str, Any]) -> None:
+        from loopwright.loop.run import agent_loop
+
         client = self.client
         if client is None:
             self.writer.write(_failed_result(self.open_error or "no session", self.options))
@@ -214,8 +216,9 @@ class Host:
             return
         turn = self.turn = TurnState(max_turns=self.max_turns)
         try:
-            await client.query(prompt_from_wire(line))
-            async for message in client.receive_response():
+            # The loop itself, not Client.query: it waits at each message while the host
+            # writes it, so the max_turns stop below lands before the next model call.
+            async for message in agent_loop(client.session, prompt_from_wire(line)):
                 for shaped in self.shaper.lines(message, turn):
                     self.writer.write(shaped)
                 if self._turns_used_up(turn, message):
