@@ -254,3 +254,20 @@ def test_set_model_and_get_context_usage_answer_over_control(tmp_path: Path) -> 
     live.send(user("two"))
     assert live.read_until("result")["result"] == "from b"
     assert live.finish() == 0
+
+
+def test_in_host_mode_stray_writes_to_stdout_go_to_stderr(tmp_path: Path) -> None:
+    code = (
+        "import os\n"
+        "from loopwright.cli.host.wire import LineWriter, claim_stdout\n"
+        "writer = LineWriter(claim_stdout())\n"
+        "print('stray print', flush=True)\n"
+        "os.system('echo stray child')\n"  # a child process that inherited fd 1
+        "writer.write({'type': 'keep_alive'})\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=60, cwd=tmp_path
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == '{"type": "keep_alive"}\n'
+    assert "stray print" in done.stderr and "stray child" in done.stderr

@@ -24,7 +24,7 @@ from loopwright.cli.host.control import ControlChannel
 from loopwright.cli.host.initialize import Applied, apply_initialize, initialize_response
 from loopwright.cli.host.requests import HANDLERS, RequestFailed, unsupported
 from loopwright.cli.host.shape import SdkShaper, TurnState
-from loopwright.cli.host.wire import LineWriter, start_stdin_reader
+from loopwright.cli.host.wire import LineWriter, claim_stdout, start_stdin_reader
 from loopwright.errors import LoopwrightError
 from loopwright.messages import (
     ContentBlock,
@@ -42,11 +42,11 @@ if TYPE_CHECKING:  # the engine loads after initialize is answered: the SDK wait
 
 
 def run_host(options: Options, args: argparse.Namespace) -> int:
-    return asyncio.run(Host(options, args).run())
+    return asyncio.run(Host(options, args, LineWriter(claim_stdout())).run())
 
 
 class Host:
-    def __init__(self, options: Options, args: argparse.Namespace) -> None:
+    def __init__(self, options: Options, args: argparse.Namespace, writer: LineWriter) -> None:
         self.max_turns = options.max_turns  # counted here, in the SDKs' terms
         checkpointing = os.environ.get("CLAUDE_CODE_ENABLE_SDK_FILE_CHECKPOINTING") == "true"
         self.options = dataclasses.replace(
@@ -54,7 +54,7 @@ class Host:
             max_turns=None,
             enable_file_checkpointing=options.enable_file_checkpointing or checkpointing,
         )
-        self.writer = LineWriter()
+        self.writer = writer
         self.control = ControlChannel(self.writer)
         self.shaper = SdkShaper(replay_user_messages=args.replay_user_messages)
         self.applied = Applied(sdk_servers=sdk_server_names(args.mcp_config))

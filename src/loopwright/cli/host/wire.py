@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import sys
 import threading
 from collections.abc import Callable
@@ -59,6 +60,17 @@ class LineWriter:
     def write(self, data: dict[str, Any]) -> None:
         self.stream.write(encode_line(data))
         self.stream.flush()
+
+
+def claim_stdout() -> IO[bytes]:
+    """The protocol's own handle on stdout; fd 1 itself then points at stderr.
+
+    Whatever else writes to stdout — a stray print, a library's log, a child process that
+    inherited fd 1 — lands on stderr, so the SDK's stream never carries a foreign line."""
+    sys.stdout.flush()
+    protocol = os.dup(1)
+    os.dup2(2, 1)
+    return os.fdopen(protocol, "wb")
 
 
 def start_stdin_reader(
