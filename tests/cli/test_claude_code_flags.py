@@ -271,3 +271,33 @@ def test_in_host_mode_stray_writes_to_stdout_go_to_stderr(tmp_path: Path) -> Non
     assert done.returncode == 0, done.stderr
     assert done.stdout == '{"type": "keep_alive"}\n'
     assert "stray print" in done.stderr and "stray child" in done.stderr
+
+
+def test_an_sdk_server_the_sdk_does_not_know_is_a_failed_server_not_a_failed_session(
+    tmp_path: Path,
+) -> None:
+    script = write_script(tmp_path / "s.yaml", [{"text": "still here"}])
+    config = json.dumps({"mcpServers": {"ghost": {"type": "sdk", "name": "ghost"}}})
+    live = LiveHost(["--model", f"scripted:{script}", "--mcp-config", config], tmp_path)
+    live.send(control("i", "initialize"))
+    live.send(user("hi"))
+    asked = live.read_until("control_request")
+    assert asked["request"]["subtype"] == "mcp_message"
+    assert asked["request"]["message"]["method"] == "initialize"
+    error = {"code": -32601, "message": "Server 'ghost' not found"}  # the Python SDK's answer
+    unknown = {"jsonrpc": "2.0", "id": 1, "error": error}
+    live.send(
+        {
+            "type": "control_response",
+            "response": {
+                "subtype": "success",
+                "request_id": asked["request_id"],
+                "response": {"mcp_response": unknown},
+            },
+        }
+    )
+    init = live.read_until("system")
+    [ghost] = init["mcp_servers"]
+    assert ghost == {"name": "ghost", "status": "failed"}
+    assert live.read_until("result")["result"] == "still here"
+    assert live.finish() == 0

@@ -18,6 +18,7 @@ from typing import Any
 from loopwright.cli.host.control import ControlChannel, ControlError
 from loopwright.cli.host.versions import loopwright_version
 from loopwright.mcp.adapters import object_schema
+from loopwright.mcp.config import InvalidServerConfig
 from loopwright.mcp.sdk_server import SdkServerConfig, create_sdk_mcp_server
 from loopwright.tools.base import ToolContext, ToolResult, to_tool_result
 
@@ -57,9 +58,12 @@ class ControlMcpClient:
 
     async def notify(self, method: str) -> None:
         message = {"jsonrpc": "2.0", "method": method}
-        await self.control.request(
-            {"subtype": "mcp_message", "server_name": self.server, "message": message}
-        )
+        try:
+            await self.control.request(
+                {"subtype": "mcp_message", "server_name": self.server, "message": message}
+            )
+        except ControlError as exc:
+            raise SdkMcpError(f"SDK MCP server {self.server!r}: {exc}") from exc
 
 
 @dataclass(frozen=True, slots=True)
@@ -91,8 +95,18 @@ class ControlMcpTool:
 
 async def connect_sdk_server(
     control: ControlChannel, name: str, manifest: dict[str, Any] | None = None
+) -> SdkServerConfig | InvalidServerConfig:
+    """Handshake with one SDK server (or use the manifest the TypeScript SDK sent); one
+    that does not answer is a failed server in ``init``, never a session that fails."""
+    try:
+        return await _connect(control, name, manifest)
+    except SdkMcpError as exc:
+        return InvalidServerConfig(f"{exc}; check the server passed to the SDK's mcp_servers")
+
+
+async def _connect(
+    control: ControlChannel, name: str, manifest: dict[str, Any] | None
 ) -> SdkServerConfig:
-    """Handshake with one SDK server (or use the manifest the TypeScript SDK sent)."""
     client = ControlMcpClient(control, name)
     listed = (manifest or {}).get("toolsListResult")
     if not isinstance(listed, dict):
