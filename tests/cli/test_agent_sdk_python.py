@@ -358,3 +358,13 @@ async def test_mcp_status_lists_the_sdk_server_and_its_tools(tmp_path: Path) -> 
     [entry] = status["mcpServers"]
     assert (entry["name"], entry["status"]) == ("probe", "connected")
     assert entry["tools"] == [{"name": "ping"}]
+
+
+async def test_agents_from_the_sdk_are_offered_to_the_model(tmp_path: Path) -> None:
+    reviewer = sdk.AgentDefinition(
+        description="Reviews a diff", prompt="You review diffs.", tools=["Read"], model="inherit"
+    )
+    with engine("scripted", steps(text("ok")), tmp_path) as run:
+        messages = await collect("hi", options(run, tmp_path, agents={"reviewer": reviewer}))
+    init = of_type(messages, sdk.SystemMessage)[0]
+    assert "reviewer" in init.data["agents"] and "Agent" in init.data["tools"]
