@@ -7,6 +7,9 @@ DEV_STAMP := $(VENV)/.installed-dev
 # The exact versions the tests run against; pyproject.toml only declares compatible ranges.
 LOCK := requirements-dev.lock
 LOCK_TOOLS := .venv-lock
+# What `make demo` installs: every extra the README's examples use, so each of them runs
+# from the state the README's two commands leave (tests/packaging checks this).
+DEMO_EXTRAS := providers,mcp,telemetry,durable
 
 .PHONY: demo test lint typecheck pytest bench format clean lock fresh-clone-test fuzz
 
@@ -15,7 +18,7 @@ $(BIN)/python:
 	$(BIN)/pip install --quiet --upgrade pip
 
 $(RUN_STAMP): pyproject.toml | $(BIN)/python
-	$(BIN)/pip install --quiet -e .
+	$(BIN)/pip install --quiet -e ".[$(DEMO_EXTRAS)]"
 	touch $@
 
 $(DEV_STAMP): pyproject.toml $(LOCK) | $(BIN)/python

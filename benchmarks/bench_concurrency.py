@@ -117,6 +117,7 @@ async def _fake_server_sessions(count: int) -> list[Any]:
 
 
 async def _durable_sessions(count: int) -> list[Any]:
+    import shutil
     import tempfile
 
     from loopwright.durable import durable_run, launch_durable, shutdown_durable
@@ -141,6 +142,7 @@ async def _durable_sessions(count: int) -> list[Any]:
         return await asyncio.gather(*(durable_run("go", options()) for _ in range(count)))
     finally:
         shutdown_durable()
+        shutil.rmtree(directory, ignore_errors=True)  # the DBOS database and transcripts
 
 
 def _import_before_timing(kind: str) -> None:

@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import importlib.util
+import os
+import shutil
 import sys
+import tempfile
 import traceback
 from pathlib import Path
 
@@ -11,6 +14,18 @@ HERE = Path(__file__).parent
 
 
 def main() -> int:
+    # Sessions the benchmarks run (and the processes they start) keep their transcripts,
+    # locks and saved output in a home of their own, removed at the end: `make bench`
+    # leaves nothing in ~/.loopwright.
+    home = tempfile.mkdtemp(prefix="loopwright-bench-home-")
+    os.environ["LOOPWRIGHT_HOME"] = home
+    try:
+        return _run_all()
+    finally:
+        shutil.rmtree(home, ignore_errors=True)
+
+
+def _run_all() -> int:
     rows: list[tuple[str, str, str]] = []
     failed = False
     for path in sorted(HERE.glob("bench_*.py")):

@@ -139,8 +139,15 @@ def child_span(
         yield span
 
 
+TOOL_ERROR_STATUS = "the tool returned an error result; its text is in the session transcript"
+
+
 def annotate(span: Any, attributes: Attributes, error: str | None = None) -> None:
-    """Add attributes (and an error status) to a span from :func:`child_span`, if any."""
+    """Add attributes (and an error status) to a span from :func:`child_span`, if any.
+
+    The status says *that* the call failed, never what it printed: a tool's output can hold
+    whatever it read (a key, a customer's data), and spans go to a collector that is not
+    the transcript's owner. ``error`` is a flag: any text passed is not exported."""
     if span is None:
         return
     span.set_attributes(_clean(attributes))
@@ -149,4 +156,4 @@ def annotate(span: Any, attributes: Attributes, error: str | None = None) -> Non
 
         if ERROR_TYPE not in attributes:
             span.set_attributes({ERROR_TYPE: "loopwright.tool_error"})
-        span.set_status(Status(StatusCode.ERROR, error))
+        span.set_status(Status(StatusCode.ERROR, TOOL_ERROR_STATUS))

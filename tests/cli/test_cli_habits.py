@@ -181,3 +181,46 @@ def test_a_run_leaves_nothing_in_the_system_temp_dir(tmp_path: Path) -> None:
     )  # fmt: skip
     assert done.returncode == 0, done.stderr
     assert list(temp.iterdir()) == []
+
+
+def test_cwd_before_a_subcommand_reaches_the_subcommand(tmp_path: Path) -> None:
+
+    project = tmp_path / "project"
+    project.mkdir()
+    done = run_cli("--cwd", str(project), "sessions", "list", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert "unrecognized" not in done.stderr
+
+
+def test_demo_help_explains_and_an_unknown_demo_flag_is_a_usage_error(tmp_path: Path) -> None:
+
+    helped = run_cli("demo", "--help", cwd=tmp_path)
+    assert helped.returncode == 0 and "usage: loopwright demo" in helped.stdout
+    assert "fixes a failing test" not in helped.stdout  # it explained instead of running
+
+    wrong = run_cli("demo", "--bogus", cwd=tmp_path)
+    assert wrong.returncode == 2 and "--bogus" in wrong.stderr
+
+
+def test_a_max_turns_error_line_says_what_to_do(tmp_path: Path) -> None:
+
+    script = write_script(
+        tmp_path / "s.yaml",
+        [{"tool_call": {"name": "Read", "input": {"file_path": str(tmp_path / "s.yaml")}}}] * 3,
+    )
+    done = run_cli(
+        "-p",
+        "go",
+        "--model",
+        f"scripted:{script}",
+        "--max-turns",
+        "1",
+        "--allowed-tools",
+        "Read",
+        "--cwd",
+        str(tmp_path),
+        cwd=tmp_path,
+    )
+    assert done.returncode != 0
+    line = done.stderr.strip().splitlines()[-1]
+    assert line.startswith("error: error_max_turns: ") and "--max-turns" in line

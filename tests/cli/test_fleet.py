@@ -78,6 +78,23 @@ def test_status_of_a_database_without_workers_says_how_to_start_one(
     assert f"loopwright fleet worker --db {db}" in capsys.readouterr().err
 
 
+def test_status_of_a_database_that_is_down_fails_loudly_without_the_password(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    import socket
+
+    with socket.socket() as probe:  # a port nothing listens on
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    db = f"postgresql://fleet:s3cret@127.0.0.1:{port}/fleet"
+
+    assert fleet_command(["status", "--db", db]) == 1
+
+    err = capsys.readouterr().err
+    assert "cannot read the fleet database" in err and "no fleet worker has run" not in err
+    assert "s3cret" not in err and "database server is running" in err
+
+
 def test_the_progress_line_counts_states_cost_and_eta() -> None:
     progress = Progress(total=4, started_at=0.0)
     progress.states.update({"a": "done", "b": "failed", "c": "running", "d": "queued"})

@@ -221,3 +221,34 @@ def test_exactly_one_of_every_at_and_on_calendar(tmp_path: Path) -> None:
     both = schedule("x", "--every", "1h", "--at", "03:00", "--dry-run", cwd=tmp_path)
     assert none.returncode == 2 and "one of the arguments --every --at --on-calendar" in none.stderr
     assert both.returncode == 2 and "not allowed with argument" in both.stderr
+
+
+def _schedule_cmd(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    environment = {**os.environ, "XDG_CONFIG_HOME": str(cwd / "config")}
+    return subprocess.run(
+        [*CLI, "schedule", *args], cwd=cwd, capture_output=True, text=True, env=environment
+    )
+
+
+def test_list_shows_installed_runs_and_remove_deletes_their_units(tmp_path: Path) -> None:
+    units = tmp_path / "config" / "systemd" / "user"
+    units.mkdir(parents=True)
+    (units / "other.service").write_text("[Unit]\nDescription=not ours\n")
+    assert schedule("nightly review", "--at", "03:00", cwd=tmp_path).returncode == 0
+    (name,) = [p.stem for p in units.glob("loopwright-*.service")]
+
+    listed = _schedule_cmd("list", cwd=tmp_path)
+    assert listed.returncode == 0, listed.stderr
+    assert name in listed.stdout and "nightly review" in listed.stdout
+    assert "other" not in listed.stdout
+
+    removed = _schedule_cmd("remove", name, cwd=tmp_path)
+    assert removed.returncode == 0, removed.stderr
+    assert not list(units.glob("loopwright-*"))
+    assert (units / "other.service").exists()
+
+
+def test_removing_an_unknown_run_says_how_to_find_the_names(tmp_path: Path) -> None:
+    done = _schedule_cmd("remove", "loopwright-nope", cwd=tmp_path)
+    assert done.returncode == 1
+    assert "schedule list" in done.stderr

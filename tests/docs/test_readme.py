@@ -19,6 +19,9 @@ from loopwright.testing.fake_openai import FakeOpenAIServer
 from .readme_blocks import README, Block, readme_blocks
 
 SCRIPTS = Path(__file__).parent / "scripts"
+# The interpreter the blocks run with: this one, or (tests/packaging) a fresh virtualenv
+# made by the README's own `make demo`, which has no dev tools and no lock file.
+PYTHON = os.environ.get("LOOPWRIGHT_README_PYTHON") or sys.executable
 BLOCKS = readme_blocks()
 RUNNABLE = [b for b in BLOCKS if b.skip_reason is None and b.file_name is None]
 
@@ -45,7 +48,7 @@ def _project(tmp_path: Path) -> Path:
 def _environment(tmp_path: Path, anthropic: str, openai: str, block: Block) -> dict[str, str]:
     keep = {k: v for k, v in os.environ.items() if not k.startswith(("ANTHROPIC_", "OPENAI_"))}
     keep.pop("LOOPWRIGHT_MODEL", None)
-    bin_dir = str(Path(sys.executable).parent)
+    bin_dir = str(Path(PYTHON).parent)
     return {
         **keep,
         "PATH": f"{bin_dir}:{keep.get('PATH', '/usr/bin:/bin')}",
@@ -74,7 +77,7 @@ def test_the_readme_block_runs_as_printed(block: Block, tmp_path: Path) -> None:
         FakeOpenAIServer(_script(block, "openai")) as openai,  # type: ignore[arg-type]
     ):
         command = (
-            [sys.executable, "-c", block.code]
+            [PYTHON, "-c", block.code]
             if block.language == "python"
             else ["bash", "-e", "-o", "pipefail", "-c", block.code]
         )

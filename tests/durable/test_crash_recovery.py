@@ -88,6 +88,10 @@ def _crash_and_recover(
         os.kill(blocker, signal.SIGKILL)  # the tool's own process outlives the worker
     except ProcessLookupError:
         pass
+    # Down for a while before it comes back: the session's duration must include the gap
+    # (no event marks "long enough"; the gap is what is measured).
+    time.sleep(3)
+    recover_launched_at = time.time()
     recovered = subprocess.run(
         _worker(database_url, workdir, script, "recover"),
         env={**os.environ, **(recover_env or {})},
@@ -97,6 +101,9 @@ def _crash_and_recover(
     )
     assert recovered.returncode == 0, recovered.stderr
     result: dict[str, Any] = json.loads(recovered.stdout.strip().splitlines()[-1])
+    # The session started before its first tool wrote first.log; its result was made after
+    # the recovering worker started.
+    result["at_least_ms"] = (recover_launched_at - (workdir / "first.log").stat().st_mtime) * 1000
     result["first_log"] = (workdir / "first.log").read_text().splitlines()
     second = workdir / "second.log"
     result["second_log"] = second.read_text().splitlines() if second.exists() else []
@@ -117,6 +124,8 @@ def _assert_resumed_at_last_step(outcome: dict[str, Any]) -> None:
     assert outcome["subtype"] == "success", outcome["errors"]
     assert outcome["result"] == "done"
     assert outcome["num_turns"] == 2
+    # Counted from the first start, across the crash, not from the recovery.
+    assert outcome["duration_ms"] >= outcome["at_least_ms"]
     # Completed before the crash: replayed from the record, never run again.
     assert outcome["first_log"] == ["once"]
     # Cut off by the crash, in the directory the replayed first call had left the shell

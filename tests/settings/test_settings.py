@@ -316,12 +316,13 @@ def test_broken_sandbox_section_names_the_key(root: Path, home: Path) -> None:
         load_settings(root, home=home)
 
 
-def test_disable_all_hooks_follows_precedence(root: Path, home: Path) -> None:
+def test_the_users_disable_all_hooks_wins_over_the_checkout(root: Path, home: Path) -> None:
     hooks = {"Stop": [{"hooks": [{"type": "command", "command": "true"}]}]}
     write(home / ".claude/settings.json", {"disableAllHooks": True, "hooks": hooks})
     assert load_settings(root, home=home).hooks == {}
-    write(root / ".claude/settings.json", {"disableAllHooks": False})
-    assert list(load_settings(root, home=home).hooks) == ["Stop"]
+    # A checkout cannot switch back on what the user switched off.
+    write(root / ".claude/settings.json", {"disableAllHooks": False, "hooks": hooks})
+    assert load_settings(root, home=home).hooks == {}
 
 
 def test_bypass_lock_cannot_be_lifted_by_another_file(root: Path, home: Path) -> None:

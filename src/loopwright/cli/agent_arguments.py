@@ -74,6 +74,16 @@ def add_agent_arguments(
     parser.add_argument("--session-id", "--sessionId", help="use this id for a new session")
     parser.add_argument("--no-session-persistence", action="store_true")
     parser.add_argument("--session-store", help="jsonl (default), sqlite:PATH or postgresql://…")
+    parser.add_argument(
+        "--strict-settings",
+        action="store_true",
+        help="a rule that can never match or an unknown settings key is an error, not a warning",
+    )
+    parser.add_argument(
+        "--no-project-settings",
+        action="store_true",
+        help="read nothing from the checkout: no settings, CLAUDE.md, hooks, agents, .mcp.json",
+    )
 
 
 def split_rules(value: str | None) -> list[str]:
@@ -169,4 +179,6 @@ def options_from_args(args: argparse.Namespace) -> Options:
         session_id=args.session_id,
         persist_session=not args.no_session_persistence,
         session_store=args.session_store,
+        strict_settings=args.strict_settings,
+        project_settings=not args.no_project_settings,
     )

@@ -6,8 +6,11 @@ model plays the model's side, and the real Bash, Read and Edit tools do the work
 
 from __future__ import annotations
 
+import argparse
+import asyncio
 import shutil
 import tempfile
+from collections.abc import Sequence
 from importlib import resources
 from pathlib import Path
 
@@ -32,6 +35,19 @@ def copy_demo_project(target: Path) -> Path:
 
 def demo_script() -> Path:
     return Path(str(resources.files("loopwright") / "cli" / "demo_script.yaml"))
+
+
+def demo_command(argv: Sequence[str]) -> int:
+    """``loopwright demo``: takes no arguments, so ``--help`` explains and anything else is
+    a usage error (exit 2) instead of running the demo anyway."""
+    parser = argparse.ArgumentParser(
+        prog="loopwright demo",
+        description="Watch an agent fix a failing test, offline: the model's side is played "
+        "from a script, the tools (Bash, Read, Edit) are real, in a temporary copy of a "
+        "small project. Needs no API key.",
+    )
+    parser.parse_args(list(argv))
+    return asyncio.run(run_demo())
 
 
 async def run_demo(console: Console | None = None) -> int:

@@ -24,6 +24,7 @@ from typing import IO, Any
 from loopwright.cli.agent_arguments import PERMISSION_MODE_CHOICES, split_rules
 from loopwright.cli.fleet_view import print_status, progress_line
 from loopwright.cli.render import Renderer, to_json_line
+from loopwright.cli.terminal_text import visible
 from loopwright.durable import follow_session, launch_durable, shutdown_durable
 from loopwright.durable.fleet import (
     FleetTask,
@@ -37,6 +38,7 @@ from loopwright.durable.workers import engine_for, list_workers
 from loopwright.errors import ConfigurationError, LoopwrightError
 from loopwright.messages import ResultMessage
 from loopwright.options import Options
+from loopwright.private_files import create_private_file
 from loopwright.sessions import loopwright_home, open_store
 
 EXIT_USAGE = 2
@@ -48,7 +50,7 @@ DB_SCHEMES = ("postgresql://", "postgres://", "sqlite:///")
 
 def default_db() -> str:
     home = loopwright_home()
-    home.mkdir(parents=True, exist_ok=True)
+    create_private_file(home / "fleet.sqlite")  # holds every task's prompt and result
     return f"sqlite:///{home / 'fleet.sqlite'}"
 
 
@@ -125,10 +127,10 @@ def fleet_command(arguments: Sequence[str]) -> int:
             return asyncio.run(_attach(args))
         return asyncio.run(_run(args))
     except ConfigurationError as exc:
-        print(f"loopwright fleet: {exc}", file=sys.stderr)
+        print(f"loopwright fleet: {visible(str(exc))}", file=sys.stderr)
         return EXIT_USAGE
     except (LoopwrightError, ImportError) as exc:
-        print(f"loopwright fleet: {exc}", file=sys.stderr)
+        print(f"loopwright fleet: {visible(str(exc))}", file=sys.stderr)
         return EXIT_SOME_FAILED
     except KeyboardInterrupt:
         return 130

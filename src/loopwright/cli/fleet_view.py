@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import re
 import sys
 from collections import Counter
 
+from loopwright.cli.terminal_text import visible_line
 from loopwright.durable.fleet import Progress
 from loopwright.durable.session import SESSION_WORKFLOW_NAME
 from loopwright.durable.versioning import application_version
@@ -46,12 +48,9 @@ def print_status(db: str) -> int:
     try:
         workers = list_workers(engine)
     except Exception as exc:  # no table yet, or no database at all
+        shown = engine.url.render_as_string(hide_password=True)
         engine.dispose()
-        print(
-            f"no fleet worker has run on {db} yet ({type(exc).__name__}); start one with "
-            f"`loopwright fleet worker --db {db}` or run tasks with `loopwright fleet run`",
-            file=sys.stderr,
-        )
+        print(status_failure(shown, exc), file=sys.stderr)
         return EXIT_UNREACHABLE
     engine.dispose()
     _print_workers(workers)
@@ -59,14 +58,31 @@ def print_status(db: str) -> int:
     return 0
 
 
+def status_failure(db: str, exc: BaseException) -> str:
+    """Why ``fleet status`` has nothing to show: a database no worker has used yet, or one
+    it cannot reach at all (which must not read as an empty fleet)."""
+    detail = visible_line((str(exc).strip().splitlines() or [type(exc).__name__])[0])
+    if re.search(r"no such table|does not exist|UndefinedTable", f"{type(exc).__name__} {exc}"):
+        return (
+            f"no fleet worker has run on {db} yet; start one with "
+            f"`loopwright fleet worker --db {db}` or run tasks with `loopwright fleet run`"
+        )
+    return (
+        f"cannot read the fleet database {db}: {detail[:300]}; check the --db URL and that "
+        "the database server is running and reachable"
+    )
+
+
 def _print_workers(workers: list[WorkerRow]) -> None:
     alive = [w for w in workers if w.status == "alive"]
     print(f"workers: {len(alive)} alive, {len(workers) - len(alive)} gone")
     for worker in workers:
-        taken = f" (taken over by {worker.taken_over_by})" if worker.taken_over_by else ""
+        taken = (
+            f" (taken over by {visible_line(worker.taken_over_by)})" if worker.taken_over_by else ""
+        )
         print(
-            f"  {worker.executor_id}  {worker.status:<7} heartbeat "
-            f"{worker.seconds_since_heartbeat:5.1f}s ago  {worker.app_version}{taken}"
+            f"  {visible_line(worker.executor_id)}  {visible_line(worker.status):<7} heartbeat "
+            f"{worker.seconds_since_heartbeat:5.1f}s ago  {visible_line(worker.app_version)}{taken}"
         )
 
 
@@ -81,7 +97,10 @@ def _print_sessions(db: str) -> None:
     finally:
         client.destroy()
     by_status = Counter(s.status for s in sessions)
-    summary = ", ".join(f"{count} {status.lower()}" for status, count in sorted(by_status.items()))
+    summary = ", ".join(
+        f"{count} {visible_line(str(status).lower())}"
+        for status, count in sorted(by_status.items())
+    )
     print(f"sessions: {len(sessions)}" + (f" ({summary})" if summary else ""))
     mine = application_version()
     waiting = Counter(
@@ -90,6 +109,7 @@ def _print_sessions(db: str) -> None:
     for version, count in sorted(waiting.items()):
         if version != mine:
             print(
-                f"  {count} unfinished session(s) belong to {version}; workers of {mine} "
-                f"leave them alone: start a worker running {version} to finish them"
+                f"  {count} unfinished session(s) belong to {visible_line(version)}; workers of "
+                f"{mine} leave them alone: start a worker running {visible_line(version)} to "
+                "finish them"
             )

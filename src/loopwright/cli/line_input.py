@@ -19,6 +19,7 @@ from prompt_toolkit.history import FileHistory
 from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
 from prompt_toolkit.output.defaults import create_output
 
+from loopwright.private_files import create_private_file
 from loopwright.sessions.base import loopwright_home
 
 HISTORY_FILE_NAME = "repl_history"
@@ -69,7 +70,7 @@ class LineReader:
 
     def __init__(self, commands: Iterable[tuple[str, str]], history: Path | None = None) -> None:
         path = history or history_path()
-        path.parent.mkdir(parents=True, exist_ok=True)
+        create_private_file(path)  # what the user typed: owner-only, as transcripts are
         output = create_output()
         # Cursor-position queries only size completion menus; terminals (and test ptys)
         # that never answer them would make prompt_toolkit print a warning.

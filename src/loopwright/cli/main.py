@@ -16,8 +16,10 @@ from loopwright.cli.claude_flags import (
     tolerate_unknown_flags,
 )
 from loopwright.cli.claude_options import with_claude_flags
-from loopwright.cli.plain_output import result_text, to_json_line
+from loopwright.cli.plain_output import result_text, start_notice, to_json_line
 from loopwright.cli.stream_json import StreamJsonWriter
+from loopwright.cli.subcommand_order import with_subcommand_first
+from loopwright.cli.terminal_text import visible
 from loopwright.errors import ConfigurationError, LoopwrightError
 from loopwright.messages import ResultMessage
 from loopwright.options import Options
@@ -67,6 +69,8 @@ async def print_mode(prompt: str, options: Options, output_format: str) -> int:
         if output_format == "stream-json":
             sys.stdout.write(stream.line(message) + "\n")
             sys.stdout.flush()
+        elif output_format == "text" and (notice := start_notice(message)) is not None:
+            print(f"loopwright: {visible(notice)}", file=sys.stderr)  # a rule that never matches…
         if isinstance(message, ResultMessage):
             result = message
     if result is None:  # pragma: no cover - the loop always ends with a result
@@ -75,7 +79,7 @@ async def print_mode(prompt: str, options: Options, output_format: str) -> int:
         print(to_json_line(result))
     elif output_format == "text":
         stream = sys.stderr if result.is_error else sys.stdout
-        print(result_text(result), file=stream)
+        print(visible(result_text(result)), file=stream)
     return EXIT_ERROR_RESULT if result.is_error else 0
 
 
@@ -116,10 +120,11 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _dispatch(arguments: list[str]) -> int:
+    arguments = with_subcommand_first(arguments)
     if arguments[:1] == ["demo"]:
-        from loopwright.cli.demo import run_demo
+        from loopwright.cli.demo import demo_command
 
-        return asyncio.run(run_demo())
+        return demo_command(arguments[1:])
     if arguments[:1] == ["sessions"]:
         from loopwright.cli.sessions import sessions_command
 
@@ -181,10 +186,10 @@ def _dispatch(arguments: list[str]) -> int:
 
         return run_interactive(options, args.initial_prompt)
     except ConfigurationError as exc:
-        print(f"loopwright: {exc}", file=sys.stderr)
+        print(f"loopwright: {visible(str(exc))}", file=sys.stderr)
         return EXIT_USAGE
     except LoopwrightError as exc:
-        print(f"loopwright: {exc}", file=sys.stderr)
+        print(f"loopwright: {visible(str(exc))}", file=sys.stderr)
         return EXIT_ERROR_RESULT
     except KeyboardInterrupt:
         return 130

@@ -25,6 +25,7 @@ from rich.markup import escape
 from loopwright.cli.agent_arguments import add_agent_arguments, options_from_args
 from loopwright.cli.durations import parse_duration
 from loopwright.cli.render import Renderer
+from loopwright.cli.terminal_text import visible, visible_line
 from loopwright.client import query
 from loopwright.errors import ConfigurationError, LoopwrightError
 from loopwright.messages import ResultMessage
@@ -210,7 +211,9 @@ class OuterLoop:
         cost = result.total_cost_usd
         self.spent_usd = None if cost is None or self.spent_usd is None else self.spent_usd + cost
         if cost is None and self.plan.max_budget_usd is not None:
-            self.console.print(f"[yellow]{escape(result.session_id)}: cost unknown[/yellow]")
+            self.console.print(
+                f"[yellow]{escape(visible_line(result.session_id))}: cost unknown[/yellow]"
+            )
         return result
 
 
@@ -244,10 +247,10 @@ def loop_command(argv: Sequence[str]) -> int:
         outer = OuterLoop(plan, options_from_args(args))
         return asyncio.run(outer.run())
     except ConfigurationError as exc:
-        print(f"loopwright loop: {exc}", file=sys.stderr)
+        print(f"loopwright loop: {visible(str(exc))}", file=sys.stderr)
         return EXIT_USAGE
     except LoopwrightError as exc:
-        print(f"loopwright loop: {exc}", file=sys.stderr)
+        print(f"loopwright loop: {visible(str(exc))}", file=sys.stderr)
         return EXIT_GAVE_UP
     except KeyboardInterrupt:
         return 130

@@ -17,6 +17,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
+from rich.markup import escape
+
+from loopwright.cli.terminal_text import visible, visible_line
 from loopwright.permissions import PermissionPolicy, RuleSet
 from loopwright.types import (
     PermissionResult,
@@ -106,13 +109,48 @@ class PermissionQuestion:
     always: tuple[str, ...] = ()
 
     def always_label(self) -> str:
-        return ", ".join(self.always) if self.always else "this exact call"
+        return visible_line(", ".join(self.always) if self.always else "this exact call")
+
+    def _main_key(self) -> str | None:
+        return next((key for key in _SUMMARY_KEYS if key in self.tool_input), None)
 
     def summary(self) -> str:
-        for key in ("command", "file_path", "path", "pattern", "url", "query"):
-            if key in self.tool_input:
-                return f"{self.tool_name}({self.tool_input[key]})"
-        return f"{self.tool_name}({json.dumps(self.tool_input)[:200]})"
+        """``Bash(<the command>)``: the field that says what the call does, whole."""
+        key = self._main_key()
+        if key is None:
+            return f"{self.tool_name}({_field_text(self.tool_input)})"
+        return f"{self.tool_name}({_field_text(self.tool_input[key])})"
+
+    def details(self) -> list[str]:
+        """Every other field of the input, whole: what the user approves is all of it."""
+        key = self._main_key()
+        if key is None:
+            return []
+        return [
+            f"{name}: {_field_text(value)}"
+            for name, value in self.tool_input.items()
+            if name != key
+        ]
+
+    def prompt_markup(self) -> str:
+        """The question as rich markup: the whole input, never cut, every control and
+        escape sequence in it shown, not obeyed (rich wraps what is wider than the
+        terminal)."""
+        lines = [
+            f"[bold yellow]?[/bold yellow] allow [bold]{escape(visible(self.summary()))}[/bold]"
+            + (f" [dim]({escape(visible(self.reason))})[/dim]" if self.reason else "")
+        ]
+        lines.extend(f"  [dim]{escape(visible(line))}[/dim]" for line in self.details())
+        return "\n".join(lines)
+
+
+_SUMMARY_KEYS = ("command", "file_path", "path", "pattern", "url", "query")
+
+
+def _field_text(value: object) -> str:
+    if isinstance(value, str):
+        return value
+    return json.dumps(value, ensure_ascii=False, default=str)
 
 
 class TerminalPermissions:

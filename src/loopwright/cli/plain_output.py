@@ -8,13 +8,34 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from loopwright.messages import Message, ResultMessage
+from loopwright.messages import Message, ResultMessage, SystemMessage
+
+# What an error result means when the run gave no message of its own, and what to do.
+_ENDED_BECAUSE = {
+    "error_max_turns": "the turn limit was reached; raise --max-turns or --resume the session",
+    "error_max_budget_usd": "the budget was spent; raise --max-budget-usd or --resume it",
+    "error_max_tokens_budget": "the token budget was spent; raise it or --resume the session",
+    "error_max_structured_output_retries": "no valid structured answer after the retries",
+    "interrupted": "the run was interrupted; --resume the session to go on",
+}
 
 
 def result_text(result: ResultMessage) -> str:
     if result.result is not None:
         return result.result
-    return f"error: {result.subtype}: {'; '.join(result.errors)}"
+    detail = "; ".join(result.errors) or _ENDED_BECAUSE.get(
+        result.subtype, "the run ended without a message; see the transcript"
+    )
+    return f"error: {result.subtype}: {detail}"
+
+
+def start_notice(message: Message) -> str | None:
+    """The text of an informational notice (a rule that never matches, a setting that is
+    ignored), which text output shows on stderr."""
+    if isinstance(message, SystemMessage) and message.subtype == "informational":
+        text = message.data.get("message")
+        return text if isinstance(text, str) else None
+    return None
 
 
 # Characters JSON leaves unescaped that str.splitlines() (and JavaScript, before ES2019)

@@ -11,6 +11,7 @@ from rich.table import Table
 
 # Re-exported: the renderer's callers print results and JSON lines too.
 from loopwright.cli.plain_output import dict_to_json_line, result_text, to_json_line
+from loopwright.cli.terminal_text import visible, visible_line
 from loopwright.messages import (
     AssistantMessage,
     ImageBlock,
@@ -30,6 +31,15 @@ __all__ = ["Renderer", "dict_to_json_line", "result_text", "to_json_line"]
 MAX_RESULT_LINES = 12
 
 
+def _shown(text: str) -> str:
+    """Session text as rich markup: control sequences made visible, markup escaped."""
+    return escape(visible(text))
+
+
+def _shown_line(text: object) -> str:
+    return escape(visible_line(str(text)))
+
+
 def _summarise_input(call: ToolUseBlock) -> str:
     for key in ("command", "file_path", "pattern", "url", "query", "prompt"):
         if key in call.input:
@@ -46,7 +56,8 @@ def _result_preview(block: ToolResultBlock) -> str:
             for b in block.content
             if isinstance(b, TextBlock | ImageBlock)
         )
-    lines = text.rstrip().splitlines()
+    # Made visible before splitting: a \r or a form feed is shown, not taken for a line end.
+    lines = visible(text).rstrip().split("\n")
     if len(lines) > MAX_RESULT_LINES:
         hidden = len(lines) - MAX_RESULT_LINES
         lines = [*lines[:MAX_RESULT_LINES], f"… {hidden} more lines"]
@@ -72,26 +83,26 @@ class Renderer:
         match message:
             case SystemMessage(subtype="init", data=data):
                 self.console.print(
-                    f"[dim]session {data['session_id']} · model {data['model']} · "
-                    f"cwd {escape(data['cwd'])}[/dim]"
+                    f"[dim]session {_shown_line(data['session_id'])} · model "
+                    f"{_shown_line(data['model'])} · cwd {_shown_line(data['cwd'])}[/dim]"
                 )
             case SystemMessage(subtype=subtype, data=data):
                 shown = json.dumps(data, ensure_ascii=False, default=str)
-                self.console.print(f"[dim]· {subtype}: {escape(shown)}[/dim]")
+                self.console.print(f"[dim]· {_shown_line(subtype)}: {_shown(shown)}[/dim]")
             case StreamEvent(event=event):
                 if event.get("type") == "text_delta":
-                    self.console.print(escape(event["text"]), end="")
+                    self.console.print(_shown(event["text"]), end="")
                     self._streamed_text = self._line_open = True
             case AssistantMessage():
                 self._assistant(message)
             case UserMessage(content=str() as prompt):
                 if self.show_prompt:
-                    self.console.print(f"[bold]> {escape(prompt)}[/bold]")
+                    self.console.print(f"[bold]> {_shown(prompt)}[/bold]")
             case UserMessage():
                 for block in message.blocks:
                     if isinstance(block, ToolResultBlock):
                         style = "red" if block.is_error else "dim"
-                        preview = escape(_result_preview(block))
+                        preview = _shown(_result_preview(block))
                         indented = preview.replace("\n", "\n    ")
                         self.console.print(f"[{style}]  ⎿ {indented}[/{style}]")
             case ResultMessage():
@@ -104,18 +115,20 @@ class Renderer:
         else:
             for block in message.content:
                 if isinstance(block, ThinkingBlock) and block.thinking:
-                    self.console.print(f"[italic dim]{escape(block.thinking)}[/italic dim]")
+                    self.console.print(f"[italic dim]{_shown(block.thinking)}[/italic dim]")
                 elif isinstance(block, TextBlock) and block.text:
-                    self.console.print(escape(block.text))
+                    self.console.print(_shown(block.text))
         for call in message.tool_calls:
             self.console.print(
-                f"[bold cyan]● {call.name}[/bold cyan]([yellow]{escape(_summarise_input(call))}"
-                "[/yellow])"
+                f"[bold cyan]● {_shown_line(call.name)}[/bold cyan]"
+                f"([yellow]{_shown(_summarise_input(call))}[/yellow])"
             )
 
     def result(self, result: ResultMessage) -> None:
         table = Table.grid(padding=(0, 2))
-        table.add_row("outcome", f"[{'red' if result.is_error else 'green'}]{result.subtype}[/]")
+        table.add_row(
+            "outcome", f"[{'red' if result.is_error else 'green'}]{_shown_line(result.subtype)}[/]"
+        )
         table.add_row("turns", str(result.num_turns))
         usage = result.usage
         table.add_row(
@@ -132,5 +145,5 @@ class Renderer:
         seconds = result.duration_ms / 1000
         table.add_row("time", f"{seconds:.2f} s ({result.duration_api_ms} ms in the model)")
         for error in result.errors:
-            table.add_row("error", f"[red]{escape(error)}[/red]")
+            table.add_row("error", f"[red]{_shown(error)}[/red]")
         self.console.print(Panel(table, title="result", expand=False))

@@ -21,6 +21,7 @@ from loopwright.cli.loop_thread import LoopThread
 from loopwright.cli.permission_prompt import PermissionQuestion, TerminalPermissions, parse_choice
 from loopwright.cli.render import Renderer
 from loopwright.cli.slash_commands import COMMANDS, HELP, cost_table, parse_slash_command
+from loopwright.cli.terminal_text import visible, visible_line
 from loopwright.client import Client
 from loopwright.errors import LoopwrightError
 from loopwright.messages import (
@@ -92,7 +93,7 @@ class Repl:
             try:
                 self._greet(client)
                 if self.initial_prompt:
-                    self.console.print(f"{PROMPT}{escape(self.initial_prompt)}")
+                    self.console.print(f"{PROMPT}{escape(visible(self.initial_prompt))}")
                     self._respond(thread, client, self.initial_prompt)
                 return self._prompt_loop(thread, client)
             finally:
@@ -103,8 +104,9 @@ class Repl:
     def _greet(self, client: Client) -> None:
         session = client.session
         self.console.print(
-            f"[bold]loopwright[/bold] [dim]· model {escape(session.agent.model.name)} · session "
-            f"{session.session_id} · cwd {escape(str(session.state.cwd))}[/dim]\n"
+            f"[bold]loopwright[/bold] [dim]· model {escape(visible_line(session.agent.model.name))}"
+            f" · session {escape(visible_line(session.session_id))} · cwd "
+            f"{escape(visible_line(str(session.state.cwd)))}[/dim]\n"
             "[dim]/help for commands · /exit to quit · Ctrl-C interrupts a response[/dim]"
         )
 
@@ -130,16 +132,18 @@ class Repl:
             elif command.name == "model":
                 self._switch_model(thread, client, command.argument)
             else:
-                self.console.print(f"[red]unknown command /{escape(command.name)}[/red]; /help")
+                self.console.print(
+                    f"[red]unknown command /{escape(visible_line(command.name))}[/red]; /help"
+                )
 
     def _switch_model(self, thread: LoopThread, client: Client, spec: str) -> None:
         if spec:
             try:
                 thread.run(client.set_model(spec))
             except LoopwrightError as exc:
-                self.console.print(f"[red]{escape(str(exc))}[/red]")
+                self.console.print(f"[red]{escape(visible(str(exc)))}[/red]")
                 return
-        self.console.print(f"model: {escape(client.session.agent.model.name)}")
+        self.console.print(f"model: {escape(visible_line(client.session.agent.model.name))}")
 
     # ------------------------------------------------------------------ one response
 
@@ -164,7 +168,7 @@ class Repl:
         """Show one event; True when the response is over."""
         if isinstance(event, ResponseFailed):
             self._spin(None)
-            self.console.print(f"[red]error: {escape(str(event.error))}[/red]")
+            self.console.print(f"[red]error: {escape(visible(str(event.error)))}[/red]")
             return True
         if isinstance(event, PermissionQuestion):
             self._ask(event)
@@ -192,13 +196,13 @@ class Repl:
                 self._spin(None)  # the spinner would tear streamed lines apart
             case StreamEvent(event={"type": "tool_call_start", "name": str() as name}):
                 self.renderer.end_streamed_line()
-                self._spin(f"preparing {name}…")
+                self._spin(f"preparing {escape(visible_line(name))}…")
                 return
             case AssistantMessage(parent_tool_use_id=None) if message.tool_calls:
                 self._spin(None)
                 self.renderer.show(message)
                 names = ", ".join(dict.fromkeys(call.name for call in message.tool_calls))
-                self._spin(f"running {names}…")
+                self._spin(f"running {escape(visible_line(names))}…")
                 return
             case UserMessage():
                 self._spin(None)
@@ -213,10 +217,7 @@ class Repl:
 
     def _ask(self, question: PermissionQuestion) -> None:
         self._spin(None)
-        self.console.print(
-            f"[bold yellow]?[/bold yellow] allow [bold]{escape(question.summary())}[/bold]"
-            + (f" [dim]({escape(question.reason)})[/dim]" if question.reason else "")
-        )
+        self.console.print(question.prompt_markup())
         while True:
             try:
                 reply = input(f"  [y]es / [n]o / [a]lways allow {question.always_label()}: ")
@@ -226,16 +227,16 @@ class Repl:
             choice = parse_choice(reply)
             if choice is not None:
                 question.answer(choice)
-                self._spin(f"running {question.tool_name}…")
+                self._spin(f"running {escape(visible_line(question.tool_name))}…")
                 return
             self.console.print("  please answer y, n or a")
 
     def _show_result(self, result: ResultMessage) -> None:
         cost = "" if result.total_cost_usd is None else f" · ${result.total_cost_usd:.4f}"
         style = "red" if result.is_error else "dim"
-        detail = f": {'; '.join(result.errors)}" if result.errors else ""
+        detail = escape(visible(f": {'; '.join(result.errors)}")) if result.errors else ""
         self.console.print(
-            f"[{style}]{result.subtype}{escape(detail)} · {result.num_turns} turn(s){cost} · "
+            f"[{style}]{result.subtype}{detail} · {result.num_turns} turn(s){cost} · "
             f"{result.duration_ms / 1000:.1f} s[/{style}]"
         )
 

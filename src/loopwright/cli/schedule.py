@@ -1,4 +1,4 @@
-"""``loopwright schedule install``: a recurring agent run as a systemd user timer or cron line.
+"""``loopwright schedule install|list|remove``: recurring agent runs as systemd user timers.
 
 The unit runs this same Python and loopwright (``python -m loopwright.cli.main``), in the
 chosen directory, with API keys from ``~/.config/loopwright/env`` (neither systemd user
@@ -25,6 +25,8 @@ from pathlib import Path
 from typing import assert_never
 
 from loopwright.cli.durations import parse_duration
+from loopwright.cli.schedule_units import list_command, remove_command
+from loopwright.cli.terminal_text import visible
 
 EXIT_USAGE = 2
 ENV_FILE_HINT = "~/.config/loopwright/env"
@@ -275,6 +277,10 @@ def _parser() -> argparse.ArgumentParser:
     install.add_argument("--cron", action="store_true", help="print a crontab line instead")
     install.add_argument("--dry-run", action="store_true", help="print the units, write nothing")
     install.add_argument("--enable", action="store_true", help="also run systemctl --user enable")
+    commands.add_parser("list", help="the runs `install` wrote as systemd user timers")
+    remove = commands.add_parser("remove", help="stop a scheduled run and delete its units")
+    remove.add_argument("name", help="the unit name `schedule list` shows")
+    remove.add_argument("--dry-run", action="store_true", help="say what would go")
     return parser
 
 
@@ -332,6 +338,10 @@ def schedule_command(argv: Sequence[str]) -> int:
     # Everything after `--` is passed to each run untouched.
     split = arguments.index("--") if "--" in arguments else len(arguments)
     args = _parser().parse_args(arguments[:split])
+    if args.command == "list":
+        return list_command(systemd_user_dir())
+    if args.command == "remove":
+        return remove_command(systemd_user_dir(), args.name, dry_run=args.dry_run)
     try:
         run = _scheduled_run(args, arguments[split + 1 :])
         run.check_arguments()
@@ -340,5 +350,5 @@ def schedule_command(argv: Sequence[str]) -> int:
             return 0
         return _install(run, dry_run=args.dry_run, enable=args.enable)
     except ValueError as exc:
-        print(f"loopwright schedule: {exc}", file=sys.stderr)
+        print(f"loopwright schedule: {visible(str(exc))}", file=sys.stderr)
         return EXIT_USAGE

@@ -19,6 +19,7 @@ from pathlib import Path
 from loopwright.cli.durations import parse_duration
 from loopwright.cli.render import Renderer, to_json_line
 from loopwright.cli.session_ids import resolve_session_id
+from loopwright.cli.terminal_text import visible, visible_line
 from loopwright.cli.viewer import build_timeline, render_session_html
 from loopwright.errors import ConfigurationError, LoopwrightError
 from loopwright.sessions import (
@@ -105,8 +106,8 @@ def _table_lines(infos: list[SessionInfo], *, with_directory: bool) -> list[str]
     header = ["session", *(["directory"] if with_directory else []), "updated", "entries"]
     rows = [
         [
-            info.session_id,
-            *([info.cwd or "?"] if with_directory else []),
+            visible_line(info.session_id),
+            *([visible_line(info.cwd or "?")] if with_directory else []),
             _when(info.updated_at),
             str(info.entry_count),
         ]
@@ -115,7 +116,7 @@ def _table_lines(infos: list[SessionInfo], *, with_directory: bool) -> list[str]
     widths = [max(len(row[i]) for row in [header, *rows]) for i in range(len(header))]
     used = sum(widths) + 2 * len(widths)
     room = max(20, shutil.get_terminal_size().columns - used)
-    summaries = ["summary", *(info.summary for info in infos)]
+    summaries = ["summary", *(visible_line(info.summary) for info in infos)]
     lines: list[str] = []
     for cells, summary in zip([header, *rows], summaries, strict=True):
         text = summary if len(summary) <= room else summary[: room - 1] + "…"
@@ -164,7 +165,7 @@ async def _export(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return 1
-    print(f"wrote {target}")
+    print(f"wrote {visible_line(str(target))}")
     return 0
 
 
@@ -184,7 +185,9 @@ async def _prune(args: argparse.Namespace) -> int:
             if not args.dry_run:
                 await store.delete(info.session_id)
                 remove_session_outputs(info.session_id)
-            print(f"{'would delete' if args.dry_run else 'deleted'} {info.session_id}")
+            print(
+                f"{'would delete' if args.dry_run else 'deleted'} {visible_line(info.session_id)}"
+            )
     finally:
         await store.aclose()
     print(f"{len(old)} of {len(infos)} sessions older than {args.older_than}")
@@ -204,8 +207,8 @@ def sessions_command(argv: Sequence[str]) -> int:
             case _:
                 return asyncio.run(_show(args))
     except ConfigurationError as exc:
-        print(f"loopwright sessions: {exc}", file=sys.stderr)
+        print(f"loopwright sessions: {visible(str(exc))}", file=sys.stderr)
         return 2
     except LoopwrightError as exc:
-        print(f"loopwright sessions: {exc}", file=sys.stderr)
+        print(f"loopwright sessions: {visible(str(exc))}", file=sys.stderr)
         return 1

@@ -8,8 +8,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from rich.markup import escape
 from rich.table import Table
 
+from loopwright.cli.terminal_text import visible_line
 from loopwright.session.session import Session
 
 HELP = """\
@@ -52,7 +54,7 @@ def cost_table(session: Session, context: dict[str, object]) -> Table:
     usage = totals.usage
     table = Table.grid(padding=(0, 2))
     table.add_row("session", session.session_id)
-    table.add_row("model", session.agent.model.name)
+    table.add_row("model", escape(visible_line(session.agent.model.name)))
     table.add_row("turns", str(session.spend.turns))
     table.add_row(
         "tokens",

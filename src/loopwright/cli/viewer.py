@@ -8,12 +8,13 @@ they happened. Everything the session wrote is escaped; the page loads nothing e
 from __future__ import annotations
 
 import datetime
+import html
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from html import escape
 from typing import Any
 
+from loopwright.cli.terminal_text import visible
 from loopwright.cli.usage_chart import TurnUsage, usage_chart_svg
 from loopwright.cli.viewer_style import PAGE_STYLE
 from loopwright.cost import cost_of
@@ -33,6 +34,12 @@ from loopwright.messages import (
 )
 from loopwright.sessions import Entry
 from loopwright.sessions.transcript import chain
+
+
+def escape(text: str) -> str:
+    """Session text as HTML: markup escaped, and bidi overrides and control characters
+    shown as escapes, so that the page cannot reorder or hide what the session said."""
+    return html.escape(visible(text))
 
 
 @dataclass(frozen=True, slots=True)

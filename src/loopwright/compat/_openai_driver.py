@@ -37,8 +37,12 @@ from loopwright.compat._openai_items import (
     reasoning_item,
 )
 from loopwright.compat._openai_mcp import mcp_tools
-from loopwright.compat._openai_models import native_model
+from loopwright.compat._openai_model_bridge import SdkModelBridge
+from loopwright.compat._openai_model_interface import Model as SdkModel
+from loopwright.compat._openai_models import ClientModel, native_model
 from loopwright.compat._openai_output import output_format_for
+from loopwright.compat._openai_providers import provided_model
+from loopwright.compat._openai_run_trace import RunTrace, reset_trace
 from loopwright.compat._openai_wrappers import RunModel, RunTool, call_hook, model_response
 from loopwright.guardrails import guarded_tool
 from loopwright.loop.run import agent_loop
@@ -54,6 +58,7 @@ from loopwright.messages import (
     UserMessage,
 )
 from loopwright.models.base import ModelResponse as NativeResponse
+from loopwright.models.base import ToolSpec
 from loopwright.options import Options
 from loopwright.session.session import Session
 from loopwright.subagents.handoffs import HandoffAgent
@@ -132,6 +137,7 @@ class RunDriver:
         self.prior: list[ConversationMessage] = []
         self.task: asyncio.Task[None] | None = None
         self.complete = False
+        self.run_trace = RunTrace(run_config)
 
     # ------------------------------------------------------------------ start
 
@@ -150,8 +156,13 @@ class RunDriver:
         prompt = conversation.messages[-1]
         assert isinstance(prompt, UserMessage)
         await self.agent_started(self.starting_agent)
-        with run_context(self.wrapper):
-            self.task = asyncio.create_task(self._pump(session, prompt))
+        self.run_trace.start(self.starting_agent)
+        bound = self.run_trace.bind()  # the run's task sees the run's trace as current
+        try:
+            with run_context(self.wrapper):
+                self.task = asyncio.create_task(self._pump(session, prompt))
+        finally:
+            reset_trace(bound)
 
     async def native_options(self, agent: Any, system_extra: Sequence[str]) -> Options:
         settings = agent.model_settings.resolve(getattr(self.run_config, "model_settings", None))
@@ -159,9 +170,12 @@ class RunDriver:
         system = await agent.get_system_prompt(self.wrapper) or ""
         if system_extra:
             system = "\n\n".join([system, *system_extra]).strip()
-        output_format = output_format_for(agent.output_type)
+        model = self.run_model(agent)
+        # A model with native structured output answers in JSON (see RunModel); the others
+        # deliver an output_type through loopwright's StructuredOutput tool.
+        output_format = None if model.answers_in_json else output_format_for(agent.output_type)
         return Options(
-            model=self.run_model(agent),
+            model=model,
             system_prompt=system,
             tools=await self.agent_tools(agent),
             guardrails=self.guardrails.for_start(agent) + self.guardrails.output_of(agent),
@@ -180,8 +194,27 @@ class RunDriver:
 
     def run_model(self, agent: Any) -> RunModel:
         config_model = getattr(self.run_config, "model", None)
-        chosen = native_model(config_model if config_model is not None else agent.model)
-        return RunModel(chosen, agent, self)
+        spec = provided_model(
+            config_model if config_model is not None else agent.model, self.run_config
+        )
+        if isinstance(spec, SdkModel) and not isinstance(spec, ClientModel):
+            return RunModel(SdkModelBridge(spec, agent, self), agent, self)
+        return RunModel(native_model(spec), agent, self)
+
+    def sdk_tools(self, agent: Any, specs: Sequence[ToolSpec]) -> tuple[list[Any], list[Any]]:
+        """The tools and handoffs of a model request as that SDK's objects (for a user's
+        Model); a tool the agent does not list (an MCP tool) is described by name."""
+        own = {str(getattr(t, "name", "")): t for t in agent.tools}
+        tools: list[Any] = []
+        handoffs: list[Any] = []
+        for spec in specs:
+            if spec.name in self.handoff_tools:
+                handoffs.append(self.handoff_tools[spec.name])
+            elif spec.name in own:
+                tools.append(own[spec.name])
+            else:
+                tools.append(_described_tool(spec))
+        return tools, handoffs
 
     async def agent_tools(self, agent: Any) -> list[Any]:
         self.agents[agent.name] = agent
@@ -238,6 +271,7 @@ class RunDriver:
     # ------------------------------------------------------------------ the pump
 
     async def _pump(self, session: Session, prompt: UserMessage) -> None:
+        failure: BaseException | None = None
         try:
             async for message in agent_loop(session, prompt):
                 delivered = await self._observe(message)
@@ -247,10 +281,12 @@ class RunDriver:
         except asyncio.CancelledError:
             raise
         except BaseException as exc:  # reported to whoever drives the run
+            failure = exc
             self.queue.put_nowait(Failed(exc))
         finally:
             with contextlib.suppress(Exception):
                 await session.aclose()
+            self.run_trace.end(failure, _failed(self.result))
             self.queue.put_nowait(None)
 
     async def _observe(self, message: Message) -> Delivered:
@@ -272,6 +308,7 @@ class RunDriver:
                 }
                 items = [HandoffOutputItem(agent, raw, source_agent=agent, target_agent=target)]
                 switched = (agent, target)
+                self.run_trace.handoff(agent, target)
                 self.current_agent = target
                 await self.agent_handed_off(agent, target)
             case ResultMessage():
@@ -433,6 +470,27 @@ class RunDriver:
         response = model_response(event, usage, len(self.raw_responses) + 1)
         self.raw_responses.append(response)
         return response
+
+
+_FAILURES = {
+    "error_max_turns": "Max turns exceeded",
+    "error_guardrail_tripped": "Guardrail tripwire triggered",
+}
+
+
+def _failed(result: ResultMessage | None) -> str | None:
+    if result is None or result.subtype == "success":
+        return None
+    return _FAILURES.get(result.subtype, "; ".join(result.errors) or result.subtype)
+
+
+def _described_tool(spec: ToolSpec) -> Any:
+    from loopwright.compat._openai_tools import FunctionTool
+
+    async def not_here(context: Any, arguments: str) -> str:
+        return f"{spec.name} runs in loopwright's loop, not through the model"
+
+    return FunctionTool(spec.name, spec.description, dict(spec.input_schema), not_here)
 
 
 def _retries(settings: Any) -> int:

@@ -88,6 +88,14 @@ class EventTranslator:
             events.append(AgentUpdatedStreamEvent(delivered.handoff[1]))
         return events
 
+    def delta_events(self, event: dict[str, Any]) -> list[Any]:
+        """The Responses stream events of one native delta (``event_to_stream_dict``)."""
+        return self._raw(event)
+
+    def done_events(self, message: AssistantMessage) -> list[Any]:
+        """The ``output_item.done`` events of a finished assistant message."""
+        return self._done(message)
+
     def _raw(self, event: dict[str, Any]) -> list[Any]:
         kind = event.get("type")
         if kind == "text_delta":

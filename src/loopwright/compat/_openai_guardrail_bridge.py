@@ -53,7 +53,9 @@ class GuardrailBridge:
             ):
                 shown = original[0]["content"]
             for guardrail in guardrails:
-                output = await guardrail.run(driver.wrapper, agent, shown)
+                with driver.run_trace.guardrail(agent, guardrail.get_name()) as span:
+                    output = await guardrail.run(driver.wrapper, agent, shown)
+                    span.span_data.triggered = output.tripwire_triggered  # type: ignore[attr-defined]
                 result = InputGuardrailResult(guardrail, output)
                 self.input_results.append(result)
                 if output.tripwire_triggered:
@@ -73,7 +75,9 @@ class GuardrailBridge:
         async def check(data: GuardrailInput) -> GuardrailVerdict:
             output = final_output(agent, data.text, data.structured_output)
             for guardrail in guardrails:
-                produced = await guardrail.run(driver.wrapper, agent, output)
+                with driver.run_trace.guardrail(agent, guardrail.get_name()) as span:
+                    produced = await guardrail.run(driver.wrapper, agent, output)
+                    span.span_data.triggered = produced.tripwire_triggered  # type: ignore[attr-defined]
                 result = OutputGuardrailResult(guardrail, output, agent, produced)
                 self.output_results.append(result)
                 if produced.tripwire_triggered:

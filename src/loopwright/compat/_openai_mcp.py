@@ -7,8 +7,10 @@ servers' own tool names (as that SDK does), filtered by ``tool_filter``.
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
 import inspect
+import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from types import TracebackType
@@ -16,6 +18,7 @@ from typing import Any
 
 from loopwright.compat._openai_agent_errors import UserError
 from loopwright.mcp.client import McpManager
+from loopwright.mcp.config import HttpServerConfig
 from loopwright.tools.base import Tool, ToolResult
 
 
@@ -47,7 +50,7 @@ class MCPServer:
 
     def __init__(
         self,
-        config: dict[str, Any],
+        config: dict[str, Any] | HttpServerConfig,
         *,
         name: str | None,
         cache_tools_list: bool = False,
@@ -68,12 +71,19 @@ class MCPServer:
     async def connect(self) -> None:
         if self._manager is not None:
             return
-        manager = McpManager(connect_timeout=max(self._timeout or 5, 10.0))
-        statuses = await manager.start({"server": self._config})
-        if statuses[0].status != "connected":
+        deadline = time.monotonic() + _REMOTE_START_GRACE
+        while True:
+            manager = McpManager(connect_timeout=max(self._timeout or 5, 10.0))
+            statuses = await manager.start({"server": self._config})
+            if statuses[0].status == "connected":
+                self._manager = manager
+                return
             await manager.aclose()
-            raise UserError(f"MCP server {self._name!r} did not connect: {statuses[0].error}")
-        self._manager = manager
+            error = str(statuses[0].error)
+            # A remote server started just before (a subprocess) may not listen yet.
+            if not _refused(self._config, error) or time.monotonic() > deadline:
+                raise UserError(f"MCP server {self._name!r} did not connect: {error}")
+            await asyncio.sleep(0.25)
 
     async def cleanup(self) -> None:
         if self._manager is not None:
@@ -128,6 +138,14 @@ class MCPServer:
         ]
 
 
+_REMOTE_START_GRACE = 10.0  # seconds a refused remote server gets to start listening
+
+
+def _refused(config: Any, error: str) -> bool:
+    remote = isinstance(config, HttpServerConfig) or config.get("type") == "sse"
+    return remote and "All connection attempts failed" in error
+
+
 def _own_name(tool: Tool) -> str:
     return str(getattr(tool, "server_tool_name", tool.name))
 
@@ -149,7 +167,9 @@ class ToolFilterContext:
     server_name: str
 
 
-def _default_name(config: Mapping[str, Any]) -> str:
+def _default_name(config: Mapping[str, Any] | HttpServerConfig) -> str:
+    if isinstance(config, HttpServerConfig):
+        return config.url
     return str(config.get("command") or config.get("url") or "mcp")
 
 
@@ -181,16 +201,14 @@ class MCPServerStreamableHttp(MCPServer):
     def __init__(
         self, params: Mapping[str, Any], *, name: str | None = None, **kwargs: Any
     ) -> None:
-        if params.get("httpx_client_factory") is not None:
+        headers = {str(k): str(v) for k, v in (params.get("headers") or {}).items()}
+        factory = params.get("httpx_client_factory")
+        if factory is not None and not callable(factory):
             raise UserError(
-                "httpx_client_factory is not supported by loopwright's MCP client; pass "
-                "headers= in params instead"
+                "httpx_client_factory must be a function (headers=, timeout=, auth=) that "
+                "returns an httpx2.AsyncClient"
             )
-        config = {
-            "type": "http",
-            "url": params["url"],
-            "headers": dict(params.get("headers") or {}),
-        }
+        config = HttpServerConfig(params["url"], headers, http_client_factory=factory)
         super().__init__(config, name=name, **_known(kwargs))
 
 

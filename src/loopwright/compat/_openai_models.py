@@ -10,23 +10,70 @@ used as it is.
 from __future__ import annotations
 
 import os
+from collections.abc import AsyncIterator
 from typing import Any
 
 from loopwright.compat._model_choice import MODEL_OVERRIDE_VARIABLE, choose_model
 from loopwright.compat._openai_agent_errors import UserError
+from loopwright.compat._openai_model_interface import Model as SdkModel
 from loopwright.models.base import Model
 from loopwright.models.registry import DEFAULT_OPENAI_MODEL
 from loopwright.session.assemble import resolve_model
 
 
-class _ClientModel:
-    """A model name served through a given ``AsyncOpenAI`` client."""
+class ClientModel(SdkModel):
+    """A model name served through a given ``AsyncOpenAI`` client. Runs as a loopwright
+    provider; ``get_response`` / ``stream_response`` serve code that calls it directly."""
 
     wire = "openai"
 
     def __init__(self, model: str, openai_client: Any = None) -> None:
         self.model = model
         self.openai_client = openai_client
+
+    async def get_response(
+        self,
+        system_instructions: str | None,
+        input: str | list[Any],
+        model_settings: Any,
+        tools: list[Any],
+        output_schema: Any,
+        handoffs: list[Any],
+        tracing: Any,
+        *,
+        previous_response_id: str | None = None,
+        conversation_id: str | None = None,
+        prompt: Any = None,
+    ) -> Any:
+        from loopwright.compat import _openai_native_sdk as over_native
+
+        native = native_model(self)
+        request = over_native.sdk_request(
+            native, system_instructions, input, model_settings, tools, output_schema, handoffs
+        )
+        return await over_native.get_response(native, request)
+
+    def stream_response(
+        self,
+        system_instructions: str | None,
+        input: str | list[Any],
+        model_settings: Any,
+        tools: list[Any],
+        output_schema: Any,
+        handoffs: list[Any],
+        tracing: Any,
+        *,
+        previous_response_id: str | None = None,
+        conversation_id: str | None = None,
+        prompt: Any = None,
+    ) -> AsyncIterator[Any]:
+        from loopwright.compat import _openai_native_sdk as over_native
+
+        native = native_model(self)
+        request = over_native.sdk_request(
+            native, system_instructions, input, model_settings, tools, output_schema, handoffs
+        )
+        return over_native.stream_response(native, request)
 
     def native(self) -> Model:
         client = self.openai_client
@@ -43,17 +90,17 @@ class _ClientModel:
         return OpenAIResponsesModel(self.model, api_key=key or "unused", base_url=base_url)
 
 
-class OpenAIChatCompletionsModel(_ClientModel):
+class OpenAIChatCompletionsModel(ClientModel):
     wire = "openai-chat"
 
 
-class OpenAIResponsesModel(_ClientModel):
+class OpenAIResponsesModel(ClientModel):
     wire = "openai"
 
 
 def native_model(spec: Any) -> Model:
     override = os.environ.get(MODEL_OVERRIDE_VARIABLE, "").strip()
-    if isinstance(spec, _ClientModel):
+    if isinstance(spec, ClientModel):
         return resolve_model(override) if override else spec.native()
     if spec is not None and not isinstance(spec, str):
         if isinstance(spec, Model):

@@ -13,6 +13,7 @@ from typing import Any, Generic, TypeVar
 from loopwright.compat._openai_agent import StopAtTools
 from loopwright.compat._openai_agent_errors import ModelBehaviorError, UserError
 from loopwright.messages import ResultMessage, ToolResultBlock
+from loopwright.models.base import ResponseFormat
 
 TContext = TypeVar("TContext")
 
@@ -37,21 +38,34 @@ class AgentOutputSchemaBase(abc.ABC):
 
 
 class AgentOutputSchema(AgentOutputSchemaBase):
-    """The schema of an ``output_type``; strict unless ``strict_json_schema=False``."""
+    """The schema of an ``output_type``; strict unless ``strict_json_schema=False``. A type
+    that is not an object (``list[str]``…) is wrapped as ``{"response": ...}``, since
+    structured output answers with a JSON object."""
 
     def __init__(self, output_type: type[Any] | Any, strict_json_schema: bool = True) -> None:
         from pydantic import TypeAdapter
 
         self.output_type = output_type
         self._adapter = TypeAdapter(output_type)
-        self._schema = self._adapter.json_schema()
+        schema = self._adapter.json_schema()
+        self._wrapped = schema.get("type") != "object" and "properties" not in schema
+        if self._wrapped:
+            defs = schema.pop("$defs", None)
+            schema = {
+                "type": "object",
+                "properties": {WRAPPER_KEY: schema},
+                "required": [WRAPPER_KEY],
+                "additionalProperties": False,
+                **({"$defs": defs} if defs else {}),
+            }
         self._strict = strict_json_schema
-        if strict_json_schema and not _strict_compatible(self._schema):
+        if strict_json_schema and not _strict_compatible(schema):
             raise UserError(
                 f"the output type {getattr(output_type, '__name__', output_type)} has no strict "
                 "JSON schema (it holds a mapping with free-form keys); use "
                 "AgentOutputSchema(output_type, strict_json_schema=False)"
             )
+        self._schema = strict_schema(schema) if strict_json_schema else schema
 
     def is_plain_text(self) -> bool:
         return self.output_type in (None, str)
@@ -69,11 +83,46 @@ class AgentOutputSchema(AgentOutputSchemaBase):
         from pydantic import ValidationError
 
         try:
-            return self._adapter.validate_json(json_str)
-        except ValidationError as exc:
+            if not self._wrapped:
+                return self._adapter.validate_json(json_str)
+            parsed = json.loads(json_str)
+            if not isinstance(parsed, dict) or WRAPPER_KEY not in parsed:
+                raise ModelBehaviorError(
+                    f"Invalid JSON when parsing {json_str} for {self.name()}: expected an "
+                    f'object with the key "{WRAPPER_KEY}"'
+                )
+            return self._adapter.validate_python(parsed[WRAPPER_KEY])
+        except (ValidationError, json.JSONDecodeError) as exc:
             raise ModelBehaviorError(
                 f"Invalid JSON when parsing {json_str} for {self.name()}; {exc}"
             ) from exc
+
+
+WRAPPER_KEY = "response"
+_NESTED = ("properties", "$defs", "definitions")
+_LISTED = ("anyOf", "allOf", "oneOf", "prefixItems")
+
+
+def strict_schema(schema: Any) -> Any:
+    """The schema as OpenAI's strict mode wants it: every object closed
+    (``additionalProperties: false``) with all its properties required."""
+    if isinstance(schema, list):
+        return [strict_schema(v) for v in schema]  # type: ignore[misc]
+    if not isinstance(schema, dict):
+        return schema
+    result: dict[str, Any] = dict(schema)  # type: ignore[arg-type]
+    for key in _NESTED:
+        if isinstance(result.get(key), dict):
+            result[key] = {k: strict_schema(v) for k, v in result[key].items()}
+    for key in _LISTED:
+        if isinstance(result.get(key), list):
+            result[key] = strict_schema(result[key])
+    if isinstance(result.get("items"), dict):
+        result["items"] = strict_schema(result["items"])
+    if result.get("type") == "object" or "properties" in result:
+        result["additionalProperties"] = False
+        result["required"] = list(result.get("properties", {}))
+    return result
 
 
 def _strict_compatible(schema: Any) -> bool:
@@ -100,10 +149,20 @@ def output_format_for(output_type: Any) -> dict[str, Any] | None:
     return None if schema is None else {"type": "json_schema", "schema": schema.json_schema()}
 
 
+def response_format_of(agent: Any) -> ResponseFormat | None:
+    """The native structured-output request of an agent with an ``output_type``."""
+    schema = output_schema(agent.output_type)
+    if schema is None:
+        return None
+    return ResponseFormat("final_output", schema.json_schema(), schema.is_strict_json_schema())
+
+
 def final_output(agent: Any, text: str | None, structured: Any) -> Any:
     schema = output_schema(agent.output_type)
     if schema is None:
         return text or ""
+    if structured is None:  # answered natively: the JSON is the final text
+        return schema.validate_json(text or "")
     return schema.validate_json(json.dumps(structured))
 
 

@@ -44,6 +44,7 @@ class RunConfig:
     input_guardrails: list[Any] | None = None
     output_guardrails: list[Any] | None = None
     tracing_disabled: bool = False
+    tracing: dict[str, Any] | None = None  # {"include_task_and_turn_spans": False}
     trace_include_sensitive_data: bool = True
     workflow_name: str = "Agent workflow"
     trace_id: str | None = None

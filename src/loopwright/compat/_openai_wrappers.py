@@ -3,6 +3,7 @@ hooks, the run's usage and raw responses, and each tool's own return value."""
 
 from __future__ import annotations
 
+import dataclasses
 import inspect
 import json
 from collections.abc import AsyncIterator, Awaitable, Callable
@@ -14,7 +15,9 @@ from loopwright.compat._openai_items import (
     ModelResponse,
     assistant_items,
 )
+from loopwright.compat._openai_span_data import GenerationSpanData, ResponseSpanData
 from loopwright.compat._openai_tools import FunctionTool, tool_output_result
+from loopwright.compat._openai_tracing import Span
 from loopwright.messages import AssistantMessage, ToolUseBlock
 from loopwright.models.base import ModelEvent, ModelRequest
 from loopwright.models.base import ModelResponse as NativeResponse
@@ -68,13 +71,18 @@ class RunTool:
             if rejection is not None:
                 return ToolResult(rejection)
         await driver.hooks_both(self.agent, "on_tool_start", context, self.agent, self.tool)
-        with tool_context(context):
+        with (
+            tool_context(context),
+            driver.run_trace.function(self.agent, self.name, arguments) as span,
+        ):
             if isinstance(self.tool, FunctionTool):
                 raw: Any = await self.tool.invoke(input)
                 result = tool_output_result(raw)
             else:
                 result = await self.tool.call(input, ctx)
                 raw = result_text(result)
+            if driver.run_trace.include_data:
+                span.span_data.output = raw  # type: ignore[attr-defined]
         driver.tool_outputs[ctx.tool_use_id] = (self.tool, raw)
         await driver.hooks_both(self.agent, "on_tool_end", context, self.agent, self.tool, raw)
         return result
@@ -120,6 +128,18 @@ class RunModel:
     def context_window(self) -> Any:
         return getattr(self._inner, "context_window", None)
 
+    @property
+    def answers_in_json(self) -> bool:
+        """Whether this model takes an ``output_type`` natively (a JSON-schema answer) rather
+        than through loopwright's StructuredOutput tool."""
+        from loopwright.compat._openai_litellm import LitellmNative
+        from loopwright.compat._openai_model_bridge import SdkModelBridge
+        from loopwright.models.openai_chat import OpenAIChatModel
+        from loopwright.models.openai_responses import OpenAIResponsesModel
+
+        natives = SdkModelBridge | OpenAIChatModel | OpenAIResponsesModel | LitellmNative
+        return isinstance(self._inner, natives)
+
     async def aclose(self) -> None:
         closer = getattr(self._inner, "aclose", None)
         if closer is not None:
@@ -129,17 +149,60 @@ class RunModel:
         driver = self._driver
         from loopwright.compat._openai_items import message_items
 
+        if self.answers_in_json and request.response_format is None:
+            from loopwright.compat._openai_output import response_format_of
+
+            request = dataclasses.replace(request, response_format=response_format_of(self._agent))
         items = [i for m in request.messages for i in message_items(m)]
         await driver.hooks_both(
             self._agent, "on_llm_start", driver.wrapper, self._agent, request.system, items
         )
-        async for event in self._inner.stream(request):
-            if isinstance(event, NativeResponse):
-                response = driver.record_response(event)
-                await driver.hooks_both(
-                    self._agent, "on_llm_end", driver.wrapper, self._agent, response
-                )
-            yield event
+        span = driver.run_trace.model_call(self._agent, self._span_kind(), self.name)
+        include = driver.run_trace.include_data
+        if include and span is not None and isinstance(span.span_data, GenerationSpanData):
+            span.span_data.input = items
+        try:
+            async for event in self._inner.stream(request):
+                if isinstance(event, NativeResponse):
+                    response = driver.record_response(event)
+                    _fill_model_span(span, response, include)
+                    await driver.hooks_both(
+                        self._agent, "on_llm_end", driver.wrapper, self._agent, response
+                    )
+                yield event
+        except BaseException as exc:
+            if span is not None:
+                span.set_error({"message": str(exc) or type(exc).__name__, "data": None})
+            raise
+        finally:
+            if span is not None:
+                span.finish()
+
+    def _span_kind(self) -> str:
+        """That SDK's span for this model: a Responses model makes a response span, a
+        user's Model its own spans, any other a generation span."""
+        from loopwright.compat._openai_model_bridge import SdkModelBridge
+        from loopwright.models.openai_responses import OpenAIResponsesModel
+
+        if isinstance(self._inner, SdkModelBridge):
+            return "none"
+        return "response" if isinstance(self._inner, OpenAIResponsesModel) else "generation"
+
+
+def _fill_model_span(span: Span | None, response: ModelResponse, include_data: bool) -> None:
+    if span is None:
+        return
+    usage = {
+        "input_tokens": response.usage.input_tokens,
+        "output_tokens": response.usage.output_tokens,
+    }
+    data = span.span_data
+    if isinstance(data, GenerationSpanData):
+        data.output = response.to_input_items() if include_data else None
+        data.usage = usage
+    elif isinstance(data, ResponseSpanData):
+        data.response = response
+        data.usage = usage
 
 
 def model_response(event: NativeResponse, usage: Any, counter: int) -> ModelResponse:

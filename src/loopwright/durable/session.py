@@ -17,6 +17,7 @@ from __future__ import annotations
 import dataclasses
 import importlib
 import pickle
+import time
 from typing import Any
 
 from dbos import DBOS, Queue, SetWorkflowID, WorkflowHandleAsync
@@ -55,8 +56,21 @@ async def session_workflow(prompt: str, options: OptionsSource) -> dict[str, Any
     refusal = await _check_version(resolved)
     if refusal is not None:
         return _refused(refusal, resolved.session_id or workflow_id).to_dict()
+    started = await _session_started_at()
     result = await _run_session(prompt, resolved, workflow_id)
-    return result.to_dict()
+    # A session taken over by another worker replays its completed steps in moments: its
+    # duration is counted from the first start, not from the takeover.
+    whole_ms = int((time.time() - started) * 1000)
+    return dataclasses.replace(result, duration_ms=max(result.duration_ms, whole_ms)).to_dict()
+
+
+async def _session_started_at() -> float:
+    """When the session first started (wall clock), the same on every replay."""
+
+    async def now() -> float:
+        return time.time()
+
+    return await DBOS.run_step_async({"name": "loopwright.started_at"}, now)
 
 
 async def _check_version(options: Options) -> str | None:

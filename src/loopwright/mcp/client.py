@@ -27,6 +27,7 @@ from loopwright.mcp.adapters import SdkTool, mcp_tool_name
 from loopwright.mcp.config import InvalidServerConfig, McpServerConfig, parse_server_configs
 from loopwright.mcp.connection import ServerConnection
 from loopwright.mcp.sdk_server import SdkServerConfig
+from loopwright.redact import redact_text
 from loopwright.tools.base import Tool
 
 DEFAULT_CONNECT_TIMEOUT = 30.0
@@ -46,7 +47,7 @@ class McpServerStatus:
     def to_dict(self) -> dict[str, Any]:
         data: dict[str, Any] = {"name": self.name, "status": self.status, "tools": self.tools}
         if self.error is not None:
-            data["error"] = self.error
+            data["error"] = redact_text(self.error)
         return data
 
 

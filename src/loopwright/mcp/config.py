@@ -11,13 +11,14 @@ from __future__ import annotations
 import json
 import os
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal, TypeAlias
 
 from loopwright.errors import ConfigurationError, SettingsError
 from loopwright.mcp.sdk_server import SdkServerConfig
+from loopwright.redact import redact_text
 
 
 @dataclass(frozen=True, slots=True)
@@ -47,6 +48,9 @@ class HttpServerConfig:
 
     url: str
     headers: Mapping[str, str] = field(default_factory=dict[str, str])
+    # Makes the httpx2.AsyncClient the transport uses (called with headers=), as the mcp
+    # package's httpx_client_factory (proxies, certificates, timeouts); None: its default.
+    http_client_factory: Callable[..., Any] | None = None
     type: Literal["http"] = "http"
 
 
@@ -139,7 +143,7 @@ def parse_server_configs(
         try:
             parsed[name] = parse_server_config(name, entry, env=env)
         except ConfigurationError as exc:
-            parsed[name] = InvalidServerConfig(str(exc))
+            parsed[name] = InvalidServerConfig(redact_text(str(exc)))
     return parsed
 
 

@@ -22,6 +22,7 @@ import anyio
 
 from loopwright.mcp.adapters import McpTool, convert_call_result, mcp_tool_name, object_schema
 from loopwright.mcp.config import HttpServerConfig, SseServerConfig, StdioServerConfig
+from loopwright.redact import redact_text
 from loopwright.tools.base import ToolResult
 
 ServerState = Literal["pending", "connected", "failed"]
@@ -188,9 +189,8 @@ class ServerConnection:
         from mcp.client.streamable_http import streamable_http_client
         from mcp.shared._httpx_utils import create_mcp_http_client
 
-        http_client = await stack.enter_async_context(
-            create_mcp_http_client(headers=dict(config.headers) or None)
-        )
+        factory = config.http_client_factory or create_mcp_http_client
+        http_client = await stack.enter_async_context(factory(headers=dict(config.headers) or None))
         return streamable_http_client(config.url, http_client=http_client)
 
     def _adapt(self, tool: Any) -> McpTool:
@@ -210,7 +210,7 @@ class ServerConnection:
     def _mark_failed(self, reason: str) -> None:
         if self.state != "failed":
             self.state = "failed"
-            self.error = reason
+            self.error = redact_text(reason)  # it may name a URL with a key in it
 
     def _drain(self) -> None:
         message = self._unavailable_message()
@@ -266,7 +266,7 @@ class ServerConnection:
         )
 
     def _call_failed_message(self, tool: str, exc: BaseException) -> str:
-        return f"MCP tool {tool!r} on server {self.name!r} failed: {exc}"
+        return redact_text(f"MCP tool {tool!r} on server {self.name!r} failed: {exc}")
 
 
 async def _list_all_tools(client: Any) -> list[Any]:

@@ -42,6 +42,16 @@ class ThinkingConfig:
 
 
 @dataclass(frozen=True, slots=True)
+class ResponseFormat:
+    """A JSON schema the answer must match, for providers with native structured output
+    (OpenAI's Responses ``text.format`` and Chat ``response_format``); others ignore it."""
+
+    name: str
+    schema: dict[str, Any]
+    strict: bool = True
+
+
+@dataclass(frozen=True, slots=True)
 class ModelRequest:
     """Everything one model call needs, provider-neutral."""
 
@@ -60,6 +70,8 @@ class ModelRequest:
     settings: ModelSettings | None = None
     # The provider's hosted tools (web search, code execution…), by name or as its dict.
     server_tools: tuple[ServerTool, ...] = ()
+    # Native structured output: the final answer is JSON matching this schema.
+    response_format: ResponseFormat | None = None
 
 
 # --------------------------------------------------------------------------- events

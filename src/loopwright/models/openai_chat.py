@@ -142,6 +142,12 @@ class OpenAIChatModel(OpenAIProvider):
                 body["reasoning_effort"] = "none"
             elif request.effort is not None:
                 body["reasoning_effort"] = request.effort
+        if request.response_format is not None:
+            fmt = request.response_format
+            body["response_format"] = {
+                "type": "json_schema",
+                "json_schema": {"name": fmt.name, "schema": fmt.schema, "strict": fmt.strict},
+            }
         if request.settings is not None:
             apply_settings("chat", body, request.settings)
         return body

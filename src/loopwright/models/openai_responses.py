@@ -115,6 +115,16 @@ def build_body(request: ModelRequest, model: str, *, reasoning: bool) -> dict[st
         settings = reasoning_settings(request)
         if settings:
             body["reasoning"] = settings
+    if request.response_format is not None:
+        fmt = request.response_format
+        body["text"] = {
+            "format": {
+                "type": "json_schema",
+                "name": fmt.name,
+                "schema": fmt.schema,
+                "strict": fmt.strict,
+            }
+        }
     if request.settings is not None:
         apply_settings("responses", body, request.settings)
     return body

@@ -104,6 +104,13 @@ class Options:
     # False: a repository's own allow rules and extra directories are ignored (its deny and
     # ask rules still apply) — for running agents on code you did not write.
     trust_project: bool = True
+    # True: a rule that can never match (``Bsh(echo *)``) or an unknown settings key
+    # (``permisions``) stops the session at start instead of being a warning in ``init``.
+    strict_settings: bool = False
+    # False: nothing at all from the checkout — no project or local settings, memory files,
+    # skills, agents or .mcp.json, whatever setting_sources says (CI on code you did not
+    # write: `loopwright --no-project-settings`). The user's own sources still load.
+    project_settings: bool = True
 
     # Extensions: MCP servers by name (stdio/sse/http configs, or create_sdk_mcp_server()),
     # subagents for the Agent tool, skills (None = all found), a final structured answer.

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, get_args
 
 from loopwright.errors import ConfigurationError
+from loopwright.ids import check_id
 from loopwright.models.base import Effort
 
 if TYPE_CHECKING:
@@ -197,6 +198,8 @@ def _positive(value: object, field: str) -> None:
 _FLAGS = (
     "include_hook_events",
     "trust_project",
+    "strict_settings",
+    "project_settings",
     "include_partial_messages",
     "raise_on_error",
     "persist_session",
@@ -222,6 +225,10 @@ def _kinds(options: Options) -> None:
         value = getattr(options, name)
         if value is not None and not isinstance(value, str):
             raise OptionsError(f"{name} must be a string or None, got {type(value).__name__}")
+    for name in ("session_id", "resume"):  # both become file names
+        value = getattr(options, name)
+        if value is not None:
+            check_id(value, name)
     for name in _CALLBACKS:
         value = getattr(options, name)
         if value is not None and not callable(value):

@@ -17,6 +17,7 @@ from loopwright.hooks.payloads import hook_payload, outcome_notices
 from loopwright.hooks.runner import HookEvent, HookOutcome, HookRunner
 from loopwright.messages import TextBlock
 from loopwright.permissions.policy import PermissionPolicy, Verdict
+from loopwright.tools.agent_action import is_agent_action
 from loopwright.tools.base import GateDecision, GateReport, Tool, ToolContext, ToolResult
 from loopwright.types import (
     CanUseTool,
@@ -88,6 +89,8 @@ class PermissionGate:
             return self._deny(name, input, ctx, reason)
         current = pre.updated_input if pre.updated_input is not None else input
         hook_decision = pre.permission_decision
+        if hook_decision is None and is_agent_action(tool):
+            hook_decision = "allow"  # a handoff is part of the agent; deny/ask rules still win
         verdict = self.policy.evaluate(name, current, cwd, hook_decision=hook_decision)
         match verdict.behavior:
             case "deny":

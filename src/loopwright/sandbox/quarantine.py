@@ -37,6 +37,7 @@ from loopwright.permissions.protected import (
     submodule_dirs,
     top_level_names,
 )
+from loopwright.private_files import make_private_dirs
 
 # (device, inode, file type): enough to tell "the same entry" from "a new one".
 Identity = tuple[int, int, int]
@@ -106,7 +107,7 @@ class ProtectedPathsWatch:
             suffix += 1
             destination = destination.with_name(f"{path.name}.{suffix}")
         try:
-            destination.parent.mkdir(parents=True, exist_ok=True)
+            make_private_dirs(destination.parent)
             shutil.move(str(path), str(destination))
         except OSError as exc:
             return Quarantined(path, None, str(exc))

@@ -20,6 +20,7 @@ from typing import Any
 from loopwright.context.compaction import CompactionSettings
 from loopwright.context.tokens import ContextMeter
 from loopwright.errors import ConfigurationError
+from loopwright.ids import check_id
 from loopwright.messages import SystemMessage, new_uuid
 from loopwright.models.base import Model
 from loopwright.models.settings import check_provider_settings
@@ -29,6 +30,7 @@ from loopwright.permissions.read_guard import ReadGuard
 from loopwright.sandbox import BwrapSandbox, SandboxSettings, masks_for_read_denials
 from loopwright.session.agent import Agent
 from loopwright.session.checkpoints import FileCheckpoints
+from loopwright.session.config_check import rule_problems, settings_key_problems
 from loopwright.session.conversation import Conversation
 from loopwright.session.extensions import (
     AgentDraft,
@@ -49,7 +51,13 @@ from loopwright.sessions import (
 )
 from loopwright.sessions import start_session as start_stored_session
 from loopwright.sessions.transcript import RestoredSession
-from loopwright.settings.load import SETTING_SOURCES, Settings, find_project_root, load_settings
+from loopwright.settings.load import (
+    CHECKOUT_SOURCES,
+    SETTING_SOURCES,
+    Settings,
+    find_project_root,
+    load_settings,
+)
 from loopwright.tools.base import READ_GUARD_SERVICE, SessionState
 from loopwright.tools.command_wrapper import CommandWrapper
 from loopwright.types import PermissionMode
@@ -84,7 +92,10 @@ def build_system_prompt(options: Options, cwd: Path, memory: str = "") -> str:
 
 
 def setting_sources(options: Options) -> tuple[str, ...]:
-    return SETTING_SOURCES if options.setting_sources is None else tuple(options.setting_sources)
+    chosen = SETTING_SOURCES if options.setting_sources is None else tuple(options.setting_sources)
+    if not options.project_settings:  # nothing from the checkout, whatever the sources say
+        return tuple(source for source in chosen if source not in CHECKOUT_SOURCES)
+    return chosen
 
 
 @dataclass(frozen=True, slots=True)
@@ -198,7 +209,7 @@ def _services(
 
 def session_data_dir(cwd: Path, session_id: str) -> Path:
     """Files a session keeps beside its transcript (the sandbox's quarantine)."""
-    return loopwright_home() / "projects" / project_key(cwd) / session_id
+    return loopwright_home() / "projects" / project_key(cwd) / check_id(session_id)
 
 
 def _with_denied_paths_masked(sandbox: SandboxSettings, base: _Base) -> SandboxSettings:
@@ -236,6 +247,7 @@ async def open_session(options: Options) -> Session:
             notices=notices,
         )
         await _add_extensions(draft, options, state)
+        _check_configuration(options, base, draft)
         conversation, session_id, restored = await _open_transcript(options, base)
     except BaseException:
         # MCP servers may already be running.
@@ -258,6 +270,23 @@ async def open_session(options: Options) -> Session:
     if restored is not None:
         _restore(session, restored)
     return session
+
+
+def _check_configuration(options: Options, base: _Base, draft: AgentDraft) -> None:
+    """Rules that can name no tool and misspelt settings keys: warnings in ``init``, or a
+    start-up error with ``strict_settings``."""
+    servers = [str(entry.get("name", "")) for entry in draft.mcp_status]
+    problems = rule_problems(
+        base.gate.policy.rules, [*draft.tools, *draft.agent_names, *(options.agents or {})], servers
+    )
+    if base.settings is not None:
+        problems.extend(settings_key_problems(base.settings.files))
+    if problems and options.strict_settings:
+        raise ConfigurationError(
+            "strict_settings: " + "; ".join(problems) + "; fix these entries or turn "
+            "strict_settings (--strict-settings) off to keep them as warnings"
+        )
+    draft.notices.extend(problems)
 
 
 def _agent(options: Options, base: _Base, draft: AgentDraft) -> Agent:
@@ -316,6 +345,7 @@ async def _add_extensions(draft: AgentDraft, options: Options, state: SessionSta
         options,
         _config_dirs(sources, root, "agents", trusted=trusted),
         _wants(options, "Agent"),
+        checkout=None if root == Path.home() else root,
     )
     add_structured_output(draft, options)
 

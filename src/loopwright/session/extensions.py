@@ -105,8 +105,14 @@ def add_skills(draft: AgentDraft, options: Options, directories: list[Path], wan
         draft.add_prompt(listing)
 
 
-def add_agents(draft: AgentDraft, options: Options, directories: list[Path], wanted: bool) -> None:
-    loaded = load_agent_files(directories)
+def add_agents(
+    draft: AgentDraft,
+    options: Options,
+    directories: list[Path],
+    wanted: bool,
+    checkout: Path | None = None,
+) -> None:
+    loaded = load_agent_files(directories, checkout=checkout)
     draft.notices.extend(loaded.problems)
     agents: dict[str, AgentDefinition] = {**loaded.agents, **(options.agents or {})}
     if not wanted:

@@ -30,16 +30,19 @@ reports it as a ``load_warning``.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import dataclasses
 import json
 import logging
 import os
-import re
+import shutil
 from collections import OrderedDict
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Literal
 
+from loopwright.ids import InvalidIdError, check_id
+from loopwright.private_files import make_private_dirs
 from loopwright.sessions.base import (
     EntryList,
     InfoList,
@@ -59,17 +62,14 @@ from loopwright.sessions.locks import FileSessionLock
 logger = logging.getLogger(__name__)
 
 CorruptLinePolicy = Literal["error", "skip"]
-_SAFE_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,199}$")
 
 
 def check_session_id(session_id: str) -> str:
     """Session ids become file names: refuse anything that could escape the directory."""
-    if not _SAFE_ID.match(session_id):
-        raise SessionError(
-            f"invalid session id {session_id!r}: use letters, digits, '.', '_' and '-' only "
-            "(a uuid is what loopwright generates)"
-        )
-    return session_id
+    try:
+        return check_id(session_id)
+    except InvalidIdError as exc:
+        raise SessionError(str(exc)) from None
 
 
 def encode_line(entry: Entry) -> bytes:
@@ -206,7 +206,7 @@ class JSONLStore:
             self._new_entries.add(path.parent)  # the file's name must survive a power loss
             if not path.parent.is_dir():
                 self._new_entries.add(self.projects_dir)  # and so must a new project's
-                path.parent.mkdir(parents=True, exist_ok=True)
+                make_private_dirs(path.parent)
             self._paths[session_id] = path
         return path
 
@@ -280,9 +280,20 @@ class JSONLStore:
             self._paths.pop(session_id, None)
             if path is not None:
                 path.unlink(missing_ok=True)
+                _remove_session_leftovers(path)
         finally:
             lock.unlink_and_release()
         return path is not None
+
+
+def _remove_session_leftovers(transcript: Path) -> None:
+    """What a deleted session kept beside its transcript (the sandbox's quarantine folder
+    ``<project>/<session-id>/``), and the project folder once it holds nothing else."""
+    data_dir = transcript.with_suffix("")
+    if data_dir.is_dir() and not data_dir.is_symlink():
+        shutil.rmtree(data_dir, ignore_errors=True)
+    with contextlib.suppress(OSError):  # not empty: other sessions of the project remain
+        transcript.parent.rmdir()
 
 
 class SessionLock:

@@ -19,6 +19,7 @@ import fcntl
 import os
 from pathlib import Path
 
+from loopwright.private_files import make_private_dirs
 from loopwright.sessions.base import SessionBusyError
 
 
@@ -29,7 +30,6 @@ class FileSessionLock:
         self.session_id = session_id
         self.path = path
         self._fd: int | None = fd
-        self._recorded_pid = not brief
 
     @property
     def held(self) -> bool:
@@ -42,7 +42,7 @@ class FileSessionLock:
         ``brief``: held for one write only, so the holder's pid is not recorded (saves two
         metadata writes; a refusal then says "another run").
         """
-        path.parent.mkdir(parents=True, exist_ok=True)
+        make_private_dirs(path.parent)
         while True:
             fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
             try:
@@ -59,25 +59,26 @@ class FileSessionLock:
             if _same_file(fd, path):
                 break
             os.close(fd)
-        if not brief:
+        if not brief:  # a file left by a holder that crashed may hold its pid
             os.ftruncate(fd, 0)
             os.pwrite(fd, str(os.getpid()).encode(), 0)
         return cls(session_id, path, fd, brief=brief)
 
     def release(self) -> None:
+        """Drop the lock and its file: a lock file lives only while its session is being
+        written, so ``locks/`` does not grow a file per session. Unlinked while still held,
+        so a waiter that opened the old file sees it is gone (``acquire`` checks) and
+        locks the new one."""
         fd, self._fd = self._fd, None
         if fd is None:
             return
-        if self._recorded_pid:  # a later brief holder must not be reported as us
+        if _same_file(fd, self.path):
             with contextlib.suppress(OSError):
-                os.ftruncate(fd, 0)
+                self.path.unlink()
         os.close(fd)  # closing the only descriptor drops the flock
 
     def unlink_and_release(self) -> None:
         """Remove the lock file while still holding it (the session was deleted)."""
-        if self._fd is not None:
-            with contextlib.suppress(FileNotFoundError):
-                self.path.unlink()
         self.release()
 
 

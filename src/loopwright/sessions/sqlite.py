@@ -14,6 +14,7 @@ import sqlite3
 from collections.abc import Sequence
 from pathlib import Path
 
+from loopwright.private_files import create_private_file
 from loopwright.sessions.base import (
     EntryList,
     InfoList,
@@ -70,7 +71,8 @@ class SQLiteStore:
         """Opened on first use: a database that cannot be opened (a read-only directory, a
         locked file) then fails inside the run, which ends it with an error result."""
         if self._conn is None:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
+            # Created 0600 before SQLite opens it: SQLite gives -wal and -shm its mode.
+            create_private_file(self.path)
             conn = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
             conn.execute("PRAGMA journal_mode=WAL")
             conn.execute("PRAGMA synchronous=NORMAL")

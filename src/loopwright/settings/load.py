@@ -13,6 +13,7 @@ A broken file raises SettingsError naming the file and the problem — never a s
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -31,6 +32,8 @@ from loopwright.types import PERMISSION_MODES, PermissionMode
 
 SettingSource: TypeAlias = Literal["user", "project", "local"]
 SETTING_SOURCES: tuple[SettingSource, ...] = ("user", "project", "local")
+# The sources that live in the checkout (a cloned repository controls them).
+CHECKOUT_SOURCES: tuple[SettingSource, ...] = ("project", "local")
 _CONFIG_DIRS = (".claude", ".loopwright")
 
 
@@ -121,34 +124,40 @@ def load_settings(
                 "settings; pass permission_mode='bypassPermissions' or set it in user settings"
             )
             layer.default_mode = None
-        merged.add(layer)
+        merged.add(layer, source)
         sandbox_base = anchor if source == "user" else root
         sandbox = parse_sandbox_section(data, path, sandbox_base, home_path)
-        merged.sandbox.append(_distrust_sandbox(sandbox) if untrusted else sandbox)
+        if untrusted:
+            sandbox = _distrust_sandbox(sandbox)
+        elif source != "user" and sandbox.enabled is False:
+            # A checkout may add to the sandbox, never switch off one the user turned on.
+            sandbox = dataclasses.replace(sandbox, enabled=None)
+        merged.sandbox.append(sandbox)
         read.append(path)
     deny_rules = merged.rules + RuleSet.from_strings(
         deny=extra_read_deny, anchor=cwd_path, source="options"
     )
     guard = ReadGuard.from_rules(deny_rules.deny, cwd_path, home_path)
-    memory, memory_files = load_memory(
+    memory, memory_files, memory_notices = load_memory(
         cwd_path,
         root,
         home_path,
         chosen,
         trust_project=trust_project,
         read_denied=(lambda p: guard.denied(str(p), cwd_path)) if guard.active else None,
+        working_dirs=merged.directories,
     )
     return Settings(
         project_root=root,
         rules=merged.rules,
         default_mode=merged.default_mode,
         additional_directories=tuple(merged.directories),
-        hooks={} if merged.disable_all_hooks else merged.hooks,
+        hooks=merged.active_hooks(),
         env=merged.env,
         memory=memory,
         memory_files=memory_files,
         files=tuple(read),
-        warnings=(*merged.warnings, *merged.rules.warnings),
+        warnings=(*merged.warnings, *merged.rules.warnings, *memory_notices),
         sandbox=merge_sandbox_layers(merged.sandbox),
         bypass_disabled=merged.disable_bypass,
     )
@@ -218,24 +227,45 @@ class _Merged:
     rules: RuleSet = field(default_factory=RuleSet)
     default_mode: PermissionMode | None = None
     directories: list[Path] = field(default_factory=list[Path])
-    hooks: dict[str, list[HookMatcher]] = field(default_factory=dict[str, list[HookMatcher]])
+    # Hooks of the user's files, and of the checkout's (project and local) files.
+    user_hooks: dict[str, list[HookMatcher]] = field(default_factory=dict[str, list[HookMatcher]])
+    checkout_hooks: dict[str, list[HookMatcher]] = field(
+        default_factory=dict[str, list[HookMatcher]]
+    )
     env: dict[str, str] = field(default_factory=dict[str, str])
     warnings: list[str] = field(default_factory=list[str])
     sandbox: list[SandboxLayer] = field(default_factory=list[SandboxLayer])
-    disable_all_hooks: bool = False
+    # disableAllHooks: the user's switches every hook off; the checkout's only its own.
+    user_disables_hooks: bool = False
+    checkout_disables_hooks: bool | None = None
     disable_bypass: bool = False
 
-    def add(self, layer: _FileSettings) -> None:
+    def add(self, layer: _FileSettings, source: SettingSource) -> None:
         if layer.disable_all_hooks is not None:
-            self.disable_all_hooks = layer.disable_all_hooks
+            if source == "user":
+                self.user_disables_hooks = layer.disable_all_hooks
+            else:
+                self.checkout_disables_hooks = layer.disable_all_hooks
         # Any file may lock bypass mode away; none can unlock it again.
         self.disable_bypass = self.disable_bypass or layer.disable_bypass
         self.rules = self.rules + layer.rules
         self.default_mode = layer.default_mode or self.default_mode
         self.directories.extend(d for d in layer.directories if d not in self.directories)
+        hooks = self.user_hooks if source == "user" else self.checkout_hooks
         for event, matchers in layer.hooks.items():
-            self.hooks.setdefault(event, []).extend(matchers)
+            hooks.setdefault(event, []).extend(matchers)
         self.env.update(layer.env)
+
+    def active_hooks(self) -> dict[str, list[HookMatcher]]:
+        """A checkout cannot switch the user's hooks off (they may be the user's policy),
+        nor back on when the user switched every hook off."""
+        if self.user_disables_hooks:
+            return {}
+        active = {event: list(matchers) for event, matchers in self.user_hooks.items()}
+        if not self.checkout_disables_hooks:
+            for event, matchers in self.checkout_hooks.items():
+                active.setdefault(event, []).extend(matchers)
+        return active
 
 
 def _read_json(path: Path) -> dict[str, Any]:

@@ -8,10 +8,12 @@ as a problem rather than failing the session: one typo should not take every age
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, cast, get_args
+from urllib.parse import parse_qs
 
 from loopwright.errors import SettingsError
 from loopwright.models.base import Effort
@@ -82,11 +84,12 @@ class LoadedAgents:
     problems: tuple[str, ...] = ()
 
 
-def load_agent_files(directories: Iterable[Path]) -> LoadedAgents:
+def load_agent_files(directories: Iterable[Path], *, checkout: Path | None = None) -> LoadedAgents:
     """Every ``*.md`` in the directories; a later directory's agent replaces an earlier one's.
 
     Pass user directories first and project directories last, so the project wins, as in
-    Claude Code. Programmatic ``agents=`` should then override the result.
+    Claude Code. Programmatic ``agents=`` should then override the result. An agent file
+    under ``checkout`` (the repository) may not choose a model endpoint or key variable.
     """
     agents: dict[str, AgentDefinition] = {}
     problems: list[str] = []
@@ -99,8 +102,34 @@ def load_agent_files(directories: Iterable[Path]) -> LoadedAgents:
             except SettingsError as exc:
                 problems.append(str(exc))
                 continue
+            if checkout is not None and path.resolve().is_relative_to(checkout.resolve()):
+                problem = checkout_model_problem(definition.model)
+                if problem is not None:
+                    problems.append(f"{path}: {problem}")
+                    definition = dataclasses.replace(definition, model=None)
             agents[name] = definition
     return LoadedAgents(agents, tuple(problems))
+
+
+# Where a model's requests go and which variable its key is read from are the user's to
+# choose: in a repository's file they would send any environment variable (a cloud key, a
+# CI token) to a server the repository names.
+_USER_ONLY_MODEL_OPTIONS = ("base_url", "api_key_env")
+
+
+def checkout_model_problem(model: str | None) -> str | None:
+    """Why a repository's file may not use this model string, or None if it may."""
+    if model is None or "?" not in model:
+        return None
+    named = [key for key in parse_qs(model.partition("?")[2]) if key in _USER_ONLY_MODEL_OPTIONS]
+    if not named:
+        return None
+    return (
+        f"model {model.partition('?')[0]!r} with {' and '.join(named)} is ignored: a "
+        "repository's agent file may not choose where requests go or which environment "
+        "variable holds the key; the agent uses the session's model. To use that endpoint, "
+        "put the agent in ~/.claude/agents/ or pass it in Options(agents=...)"
+    )
 
 
 def _optional_str(value: Any) -> str | None:

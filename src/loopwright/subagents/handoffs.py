@@ -24,6 +24,7 @@ from typing import Any
 from loopwright.guardrails import Guardrail
 from loopwright.messages import ConversationMessage
 from loopwright.models.base import Effort, Model
+from loopwright.tools.agent_action import AgentAction
 from loopwright.tools.base import Tool, ToolContext, ToolResult
 
 # Where a handoff tool leaves the switch for the loop (in the session's services).
@@ -60,7 +61,7 @@ class PendingHandoff:
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class Handoff:
+class Handoff(AgentAction):
     """A tool that hands the conversation to ``agent`` (made by :func:`handoff`).
 
     ``agent`` may be a callable returning the agent, for agents that refer to each other.

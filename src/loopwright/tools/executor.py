@@ -247,7 +247,7 @@ async def invoke(
         telemetry.annotate(
             span,
             {"loopwright.is_error": result.is_error},
-            error=_first_line(result) if result.is_error else None,
+            error=telemetry.TOOL_ERROR_STATUS if result.is_error else None,
         )
         return result
 
@@ -256,11 +256,6 @@ def _result_text(result: ToolResult) -> str:
     if isinstance(result.content, str):
         return result.content
     return "\n".join(b.text for b in result.content if isinstance(b, TextBlock))
-
-
-def _first_line(result: ToolResult) -> str:
-    text = result.content if isinstance(result.content, str) else "(blocks)"
-    return text.splitlines()[0][:200] if text else ""
 
 
 async def _invoke(

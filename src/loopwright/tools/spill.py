@@ -14,6 +14,8 @@ import shutil
 import tempfile
 from pathlib import Path
 
+from loopwright.private_files import make_private_dirs
+
 # A session id becomes a directory name: anything but these characters is replaced.
 _UNSAFE = re.compile(r"[^A-Za-z0-9._-]")
 
@@ -28,7 +30,7 @@ def session_output_dir(session_id: str) -> Path:
     """The directory of one session's saved tool output (created, owner-only)."""
     name = _UNSAFE.sub("_", session_id).lstrip(".") or "no-session"
     path = loopwright_home() / "tool-output" / name
-    path.mkdir(parents=True, exist_ok=True, mode=0o700)
+    make_private_dirs(path)
     return path
 
 

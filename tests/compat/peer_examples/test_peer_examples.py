@@ -17,6 +17,9 @@ from pathlib import Path
 
 import pytest
 
+from loopwright.testing import text, tool_call
+from loopwright.testing.fake_openai import FakeOpenAIServer
+
 from .materialise import (
     CLAUDE_REPO,
     OPENAI_REPO,
@@ -75,6 +78,8 @@ OPENAI_EXAMPLES: dict[str, str | None] = {
     "examples.memory.encrypted_session_example": "Encrypted envelope: __enc__=1",
     "examples.memory.compaction_session_example": "compaction (encrypted content)",
     "examples.memory.compaction_session_stateless_example": "compaction (encrypted content)",
+    "examples.memory.sqlalchemy_session_example": "Total items in session: 6",
+    "examples.memory.advanced_sqlite_session_example": "Switched to main branch",
     "examples.reasoning_content.runner_example": None,
     "examples.reasoning_content.gpt_oss_stream": None,
     "examples.tools.shell": None,
@@ -82,12 +87,25 @@ OPENAI_EXAMPLES: dict[str, str | None] = {
     "examples.tools.local_shell_skill": None,
     "examples.mcp.sse_example.main": '"add":',
     "examples.mcp.streamablehttp_example.main": '"add":',
+    "examples.mcp.streamablehttp_custom_client_example.main": '"get_secret_word":',
 }
+
+# Examples that bring their own endpoint (EXAMPLE_BASE_URL): each runs against a fake OpenAI
+# server of its own, with no LOOPWRIGHT_MODEL, so the request really takes the example's
+# route (a client on the agent, set_default_openai_client, a ModelProvider).
+PROVIDER_EXAMPLES = (
+    "examples.model_providers.custom_example_agent",
+    "examples.model_providers.custom_example_global",
+    "examples.model_providers.custom_example_provider",
+)
 
 NOT_RUN = {
     "agent_patterns/hosted_multi_agent_beta.py": "OpenAI's hosted multi-agent model",
     "basic/prompt_template.py": "a prompt stored on OpenAI's servers (prompt id)",
-    "basic/retry_litellm.py": "LiteLLM, an outside package and service",
+    "basic/retry_litellm.py, model_providers/litellm_*": (
+        "LiteLLM reaching OpenRouter: a key for an outside service (LitellmModel itself runs "
+        "on the optional litellm extra)"
+    ),
     "basic/tool_guardrails.py": (
         "TestModel calls every tool on every prompt, so the SSN guardrail trips in the first "
         "run, which the example does not catch (the guardrails run: tests/compat)"
@@ -103,13 +121,18 @@ NOT_RUN = {
     ),
     "mcp/git_example": "uvx downloads mcp-server-git",
     "mcp/prompt_server": "MCP prompts (loopwright's MCP client lists tools only)",
-    "mcp/streamablehttp_custom_client_example": "a custom httpx client factory",
     "mcp/*remote*, hosted_mcp/*": "remote MCP servers",
-    "memory/advanced_sqlite_session_example.py": "AdvancedSQLiteSession (branches, usage store)",
-    "memory/{redis,mongodb,dapr,sqlalchemy}_session_example.py": "database servers / drivers",
+    "mcp/manager_example": "a FastAPI app and a server started by hand, not a script",
+    "memory/{redis,mongodb,dapr}_session_example.py": (
+        "Redis, MongoDB and Dapr servers (their sessions are not provided: SQLAlchemySession is)"
+    ),
     "memory/openai_session*, hitl_session_scenario": "OpenAI-hosted conversations",
-    "reasoning_content/main.py": "the SDK's low-level model provider interface",
-    "model_providers/*": "LiteLLM / any-llm / custom provider plumbing",
+    "reasoning_content/main.py": (
+        "it checks for reasoning summary deltas, which the offline TestModel does not produce "
+        "(the model interface it calls, get_response / stream_response, is tested in "
+        "tests/compat)"
+    ),
+    "model_providers/any_llm_*": "the any-llm package and an outside service",
     "realtime/*, voice/*, sandbox/*": "realtime audio, voice, sandbox services",
 }
 
@@ -204,3 +227,36 @@ def test_claude_agent_sdk_example_runs_unchanged(
     expected = CLAUDE_EXAMPLES[module][1]
     if expected is not None:
         assert expected in done.stdout, done.stdout[-3000:]
+
+
+@pytest.fixture(scope="module")
+def provider_outcomes(tmp_path_factory: pytest.TempPathFactory) -> dict[str, tuple[Outcome, list]]:
+    if mirror(OPENAI_REPO) is None:
+        pytest.skip("no mirror of openai-agents-python here (LOOPWRIGHT_PEER_MIRRORS)")
+    root = materialise(OPENAI_REPO, ["examples"], tmp_path_factory.mktemp("provider-examples"))
+    outcomes: dict[str, tuple[Outcome, list]] = {}
+    for module in PROVIDER_EXAMPLES:
+        script = [tool_call("get_weather", city="Tokyo"), text("Tokyo is sunny.")]
+        with FakeOpenAIServer(script) as server:
+            env = _environment(root, "")
+            env.update(
+                EXAMPLE_BASE_URL=server.base_url,
+                EXAMPLE_API_KEY="sk-example",
+                EXAMPLE_MODEL_NAME="example-model",
+            )
+            outcomes[module] = (run_example(root, module, env), list(server.requests))
+    return outcomes
+
+
+@pytest.mark.parametrize("module", PROVIDER_EXAMPLES)
+def test_model_provider_example_reaches_its_own_endpoint(
+    module: str, provider_outcomes: dict[str, tuple[Outcome, list]]
+) -> None:
+    done, requests = provider_outcomes[module]
+
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert "[debug] getting weather for Tokyo" in done.stdout
+    assert "Tokyo is sunny." in done.stdout
+    assert [r.path for r in requests] == ["/v1/chat/completions"] * 2
+    assert {r.body["model"] for r in requests} == {"example-model"}
+    assert all(r.headers.get("authorization") == "Bearer sk-example" for r in requests)

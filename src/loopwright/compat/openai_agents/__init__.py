@@ -10,8 +10,13 @@ native handoffs, guardrails, stores and OpenTelemetry spans.
 * ``max_turns`` (default 10) counts model calls; going past it raises ``MaxTurnsExceeded``.
 * ``final_output`` is the last text, or an instance of ``output_type`` built from
   structured output; ``tool_use_behavior`` may end the run with a tool's output.
-* ``model`` strings go through loopwright's registry ("gpt-5" → OpenAI Responses API);
-  ``LOOPWRIGHT_MODEL`` replaces them (``test`` runs any agent offline with TestModel).
+* ``model`` strings go through ``RunConfig(model_provider=...)`` when given, through the
+  client of ``set_default_openai_client`` when set, else loopwright's registry ("gpt-5" →
+  OpenAI Responses API); ``LOOPWRIGHT_MODEL`` replaces them (``test`` runs any agent offline
+  with TestModel). A ``Model`` subclass of the program's own is driven call by call.
+* ``output_type`` is answered with the provider's native structured output (OpenAI
+  Responses / Chat json_schema), through a StructuredOutput tool with the others.
+* Tracing processors receive that SDK's span tree with its typed span data.
 
 Hosted tools (web search, file search, code interpreter…), stored prompts, server-side
 conversations and realtime/voice are not available; using them raises a ``UserError`` that
@@ -78,6 +83,7 @@ from loopwright.compat._openai_items import (
 )
 from loopwright.compat._openai_memory import Session, SessionABC, SessionSettings, SQLiteSession
 from loopwright.compat._openai_memory_extra import OpenAIResponsesCompactionSession
+from loopwright.compat._openai_model_interface import Model, ModelProvider, ModelTracing
 from loopwright.compat._openai_models import (
     OpenAIChatCompletionsModel,
     OpenAIResponsesModel,
@@ -88,6 +94,14 @@ from loopwright.compat._openai_output import (
     FunctionToolResult,
     ToolErrorFormatterArgs,
     ToolsToFinalOutputResult,
+)
+from loopwright.compat._openai_providers import (
+    MultiProvider,
+    MultiProviderMap,
+    OpenAIProvider,
+    set_default_openai_api,
+    set_default_openai_client,
+    set_default_openai_key,
 )
 from loopwright.compat._openai_results import (
     RunConfig,
@@ -106,6 +120,19 @@ from loopwright.compat._openai_shell import (
     ShellTool,
     ShellToolLocalSkill,
 )
+from loopwright.compat._openai_span_data import (
+    AgentSpanData,
+    CustomSpanData,
+    FunctionSpanData,
+    GenerationSpanData,
+    GuardrailSpanData,
+    HandoffSpanData,
+    MCPListToolsSpanData,
+    ResponseSpanData,
+    SpanData,
+    TaskSpanData,
+    TurnSpanData,
+)
 from loopwright.compat._openai_tools import (
     FunctionTool,
     ToolOutputImage,
@@ -116,19 +143,30 @@ from loopwright.compat._openai_tools import (
 )
 from loopwright.compat._openai_tracing import (
     Span,
+    SpanError,
     Trace,
     TracingProcessor,
     add_trace_processor,
     agent_span,
     custom_span,
+    flush_traces,
     function_span,
+    gen_group_id,
     gen_span_id,
     gen_trace_id,
+    generation_span,
+    get_current_span,
     get_current_trace,
+    guardrail_span,
+    handoff_span,
+    mcp_tools_span,
+    response_span,
     set_trace_processors,
     set_tracing_disabled,
     set_tracing_export_api_key,
+    task_span,
     trace,
+    turn_span,
 )
 from loopwright.compat._openai_websocket import (
     ResponsesWebSocketSession,
@@ -151,26 +189,6 @@ AgentToolStreamEvent = dict
 ToolsToFinalOutputFunction = object  # a callable (context, results) -> ToolsToFinalOutputResult
 
 
-def set_default_openai_key(key: str, use_for_tracing: bool = True) -> None:
-    import os
-
-    os.environ["OPENAI_API_KEY"] = key
-
-
-def set_default_openai_client(client: object, use_for_tracing: bool = True) -> None:
-    raise UserError(
-        "set_default_openai_client() is not supported; set OPENAI_BASE_URL / OPENAI_API_KEY, "
-        "or pass OpenAIChatCompletionsModel(model, openai_client=client) to the agent"
-    )
-
-
-def set_default_openai_api(api: str) -> None:
-    raise UserError(
-        "set_default_openai_api() is not supported; name the model as 'openai-chat:<id>' "
-        "(Chat Completions) or 'openai:<id>' (Responses) instead"
-    )
-
-
 __all__ = [
     "Agent",
     "AgentBase",
@@ -178,33 +196,46 @@ __all__ = [
     "AgentHooks",
     "AgentOutputSchema",
     "AgentOutputSchemaBase",
+    "AgentSpanData",
     "AgentToolStreamEvent",
     "AgentUpdatedStreamEvent",
     "AgentsException",
     "CodeInterpreterTool",
     "ComputerTool",
+    "CustomSpanData",
     "FileSearchTool",
+    "FunctionSpanData",
     "FunctionTool",
     "FunctionToolResult",
+    "GenerationSpanData",
     "GuardrailFunctionOutput",
+    "GuardrailSpanData",
     "Handoff",
     "HandoffCallItem",
     "HandoffInputData",
     "HandoffOutputItem",
+    "HandoffSpanData",
     "HostedMCPTool",
     "ImageGenerationTool",
     "InputGuardrail",
     "InputGuardrailResult",
     "InputGuardrailTripwireTriggered",
     "ItemHelpers",
+    "MCPListToolsSpanData",
     "MaxTurnsExceeded",
     "MessageOutputItem",
+    "Model",
     "ModelBehaviorError",
+    "ModelProvider",
     "ModelResponse",
     "ModelRetrySettings",
     "ModelSettings",
+    "ModelTracing",
+    "MultiProvider",
+    "MultiProviderMap",
     "OpenAIChatCompletionsModel",
     "OpenAIConversationsSession",
+    "OpenAIProvider",
     "OpenAIResponsesCompactionSession",
     "OpenAIResponsesModel",
     "OutputGuardrail",
@@ -212,6 +243,7 @@ __all__ = [
     "OutputGuardrailTripwireTriggered",
     "RawResponsesStreamEvent",
     "ReasoningItem",
+    "ResponseSpanData",
     "ResponsesWebSocketSession",
     "RetryDecision",
     "RunConfig",
@@ -235,9 +267,12 @@ __all__ = [
     "ShellTool",
     "ShellToolLocalSkill",
     "Span",
+    "SpanData",
+    "SpanError",
     "StopAtTools",
     "StreamEventType",
     "TResponseInputItem",
+    "TaskSpanData",
     "Tool",
     "ToolApprovalItem",
     "ToolCallItem",
@@ -259,20 +294,29 @@ __all__ = [
     "ToolsToFinalOutputResult",
     "Trace",
     "TracingProcessor",
+    "TurnSpanData",
     "Usage",
     "UserError",
     "WebSearchTool",
     "add_trace_processor",
     "agent_span",
     "custom_span",
+    "flush_traces",
     "function_span",
     "function_tool",
+    "gen_group_id",
     "gen_span_id",
     "gen_trace_id",
+    "generation_span",
+    "get_current_span",
     "get_current_trace",
+    "guardrail_span",
     "handoff",
+    "handoff_span",
     "input_guardrail",
+    "mcp_tools_span",
     "output_guardrail",
+    "response_span",
     "responses_websocket_session",
     "retry_policies",
     "set_default_openai_api",
@@ -281,7 +325,9 @@ __all__ = [
     "set_trace_processors",
     "set_tracing_disabled",
     "set_tracing_export_api_key",
+    "task_span",
     "tool_input_guardrail",
     "tool_output_guardrail",
     "trace",
+    "turn_span",
 ]

@@ -44,4 +44,35 @@ class HostedMCPTool(_Unsupported):
 
 
 class OpenAIConversationsSession(_Unsupported):
-    _advice = "use SQLiteSession, which keeps the conversation locally"
+    _advice = (
+        "use SQLiteSession (a local file), SQLAlchemySession (any SQL database) or "
+        "AdvancedSQLiteSession (branches, usage), which keep the conversation yourself"
+    )
+
+
+class _UnsupportedStore:
+    _store = "a database service"
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        raise UserError(
+            f"{type(self).__name__} ({self._store}) is not provided by loopwright's "
+            "openai_agents layer; use SQLAlchemySession (PostgreSQL, MySQL, SQLite… through "
+            "SQLAlchemy's async engine) or SQLiteSession, or write a class with the Session "
+            "methods over your store"
+        )
+
+    @classmethod
+    def from_url(cls, *args: Any, **kwargs: Any) -> Any:
+        return cls(*args, **kwargs)
+
+
+class RedisSession(_UnsupportedStore):
+    _store = "Redis"
+
+
+class MongoDBSession(_UnsupportedStore):
+    _store = "MongoDB"
+
+
+class DaprSession(_UnsupportedStore):
+    _store = "Dapr state stores"

@@ -1,7 +1,20 @@
-"""``agents.extensions.memory``: session wrappers (``EncryptedSession``). Database-backed
-sessions of that SDK (Redis, SQLAlchemy, MongoDB, Dapr…) are not provided: use
-``SQLiteSession`` or a class with the Session methods over your own store."""
+"""``agents.extensions.memory``: ``SQLAlchemySession`` (any SQL database through
+SQLAlchemy's async engine; ``loopwright[sqlalchemy]``), ``AdvancedSQLiteSession``
+(branches, usage per turn), ``AsyncSQLiteSession`` and ``EncryptedSession``. Redis, MongoDB
+and Dapr sessions are not provided: making one raises a ``UserError`` that says what to use.
+"""
 
+from loopwright.compat._openai_memory_advanced import AdvancedSQLiteSession, AsyncSQLiteSession
 from loopwright.compat._openai_memory_extra import EncryptedSession
+from loopwright.compat._openai_memory_sqlalchemy import SQLAlchemySession
+from loopwright.compat.openai_agents._unsupported import DaprSession, MongoDBSession, RedisSession
 
-__all__ = ["EncryptedSession"]
+__all__ = [
+    "AdvancedSQLiteSession",
+    "AsyncSQLiteSession",
+    "DaprSession",
+    "EncryptedSession",
+    "MongoDBSession",
+    "RedisSession",
+    "SQLAlchemySession",
+]

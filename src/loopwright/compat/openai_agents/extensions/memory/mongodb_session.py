@@ -1,0 +1,5 @@
+"""``agents.extensions.memory.mongodb_session`` (not provided: raises a UserError)."""
+
+from loopwright.compat.openai_agents._unsupported import MongoDBSession
+
+__all__ = ["MongoDBSession"]

@@ -1,0 +1,1 @@
+"""``agents.extensions.models``: models on other libraries (LiteLLM)."""

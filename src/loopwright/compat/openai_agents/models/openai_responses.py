@@ -1,0 +1,5 @@
+"""``agents.models.openai_responses``."""
+
+from loopwright.compat._openai_models import OpenAIResponsesModel
+
+__all__ = ["OpenAIResponsesModel"]

@@ -1,0 +1,29 @@
+"""``agents.tracing.span_data``."""
+
+from loopwright.compat._openai_span_data import (
+    AgentSpanData,
+    CustomSpanData,
+    FunctionSpanData,
+    GenerationSpanData,
+    GuardrailSpanData,
+    HandoffSpanData,
+    MCPListToolsSpanData,
+    ResponseSpanData,
+    SpanData,
+    TaskSpanData,
+    TurnSpanData,
+)
+
+__all__ = [
+    "AgentSpanData",
+    "CustomSpanData",
+    "FunctionSpanData",
+    "GenerationSpanData",
+    "GuardrailSpanData",
+    "HandoffSpanData",
+    "MCPListToolsSpanData",
+    "ResponseSpanData",
+    "SpanData",
+    "TaskSpanData",
+    "TurnSpanData",
+]
