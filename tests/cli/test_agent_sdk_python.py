@@ -368,3 +368,25 @@ async def test_agents_from_the_sdk_are_offered_to_the_model(tmp_path: Path) -> N
         messages = await collect("hi", options(run, tmp_path, agents={"reviewer": reviewer}))
     init = of_type(messages, sdk.SystemMessage)[0]
     assert "reviewer" in init.data["agents"] and "Agent" in init.data["tools"]
+
+
+def test_the_readme_program_runs_as_printed(tmp_path: Path) -> None:
+    readme = (EXAMPLES.parents[1] / "README.md").read_text()
+    section = readme[readme.index("## Use the official Claude Agent SDK") :]
+    program = section[
+        section.index("```python\n") + 10 : section.index("```\n", section.index("```python"))
+    ]
+    assert 'cli_path=shutil.which("loopwright")' in program
+    script = steps(tool_call("Glob", pattern="*.md"), text("The project has a README."))
+    with engine("openai", script, tmp_path) as run:
+        path = f"{Path(sys.executable).parent}:{os.environ['PATH']}"
+        done = subprocess.run(
+            [sys.executable, "-c", program],
+            capture_output=True,
+            text=True,
+            timeout=90,
+            env={**os.environ, **run.env, "PATH": path},
+            cwd=tmp_path,
+        )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "success 2 The project has a README."
