@@ -18,7 +18,7 @@ def add_agent_arguments(
 ) -> None:
     """Model, limits, tools, permissions and session flags (everything but the prompt)."""
     parser.add_argument("--model", help="anthropic:ID, openai:ID, openai-chat:ID or scripted:FILE")
-    parser.add_argument("--max-turns", type=int)
+    parser.add_argument("--max-turns", "--maxTurns", type=int)
     parser.add_argument("--temperature", type=float, help="sampling temperature (0-2)")
     parser.add_argument(
         "--tool-choice", help="auto, any (must call a tool), none, or a tool's name"
@@ -32,23 +32,36 @@ def add_agent_arguments(
         "reasoning_summary, user, header.NAME); other keys go into the request body "
         "(JSON values allowed)",
     )
-    parser.add_argument("--max-budget-usd", type=float, help=budget_help)
+    parser.add_argument("--max-budget-usd", "--maxBudgetUsd", type=float, help=budget_help)
     parser.add_argument("--cwd")
-    parser.add_argument("--system-prompt")
-    parser.add_argument("--append-system-prompt")
-    parser.add_argument("--tools", help="comma-separated built-in tool names the model sees")
-    parser.add_argument("--permission-mode", choices=PERMISSION_MODE_CHOICES)
+    parser.add_argument("--system-prompt", "--systemPrompt")
+    parser.add_argument("--append-system-prompt", "--appendSystemPrompt")
     parser.add_argument(
-        "--allowed-tools", help='comma-separated rules to approve, e.g. "Read,Bash(npm test *)"'
+        "--tools",
+        help='comma-separated built-in tool names the model sees ("" = none, "default" = all)',
     )
     parser.add_argument(
-        "--disallowed-tools", help="comma-separated rules to deny; a bare name removes the tool"
+        "--permission-mode", "--permissionMode", choices=(*PERMISSION_MODE_CHOICES, "auto")
+    )
+    parser.add_argument(
+        "--allowed-tools",
+        "--allowedTools",
+        help='comma-separated rules to approve, e.g. "Read,Bash(npm test *)"',
+    )
+    parser.add_argument(
+        "--disallowed-tools",
+        "--disallowedTools",
+        help="comma-separated rules to deny; a bare name removes the tool",
+    )
+    parser.add_argument(
+        "--add-dir", "--addDir", action="append", default=[], help="another working dir"
+    )
+    parser.add_argument(
+        "--include-partial-messages", "--includePartialMessages", action="store_true"
     )
     parser.add_argument(
         "--defer-tools", help="comma-separated rules whose calls wait for approval (approvals)"
     )
-    parser.add_argument("--add-dir", action="append", default=[], help="another working dir")
-    parser.add_argument("--include-partial-messages", action="store_true")
     parser.add_argument(
         "--mcp-sampling", action="store_true", help="let MCP servers ask this session's model"
     )
@@ -67,9 +80,11 @@ def add_agent_arguments(
         action="store_true",
         help="continue the most recent session in this directory",
     )
-    parser.add_argument("--fork-session", action="store_true", help="resume into a new session id")
+    parser.add_argument(
+        "--fork-session", "--forkSession", action="store_true", help="resume into a new session id"
+    )
     parser.add_argument("--resume-at", metavar="MESSAGE_UUID", help="branch from this message")
-    parser.add_argument("--session-id", help="use this id for a new session")
+    parser.add_argument("--session-id", "--sessionId", help="use this id for a new session")
     parser.add_argument("--no-session-persistence", action="store_true")
     parser.add_argument("--session-store", help="jsonl (default), sqlite:PATH or postgresql://…")
     parser.add_argument(
@@ -99,6 +114,25 @@ def split_rules(value: str | None) -> list[str]:
     return [item for item in items if item]
 
 
+def tools_from_flag(value: str | None) -> list[str] | None:
+    """``--tools``: absent or "default" = every built-in; "" = none (Claude Code's meaning:
+    an SDK's ``tools=[]`` must never hand the model a shell); else the names listed."""
+    if value is None or value.strip() == "default":
+        return None
+    return split_rules(value)
+
+
+def check_rules(rules: list[str], flag: str) -> None:
+    """A malformed rule is a usage error naming the flag, not a traceback at session start."""
+    from loopwright.permissions.rules import RuleSyntaxError, parse_rule
+
+    for rule in rules:
+        try:
+            parse_rule(rule, "allow")
+        except RuleSyntaxError as exc:
+            raise ConfigurationError(f"{flag}: {exc}") from exc
+
+
 def check_agent_arguments(args: argparse.Namespace) -> None:
     """Flags that would otherwise be accepted and then silently do nothing (or nonsense)."""
     resuming = args.resume is not None or args.continue_conversation
@@ -114,6 +148,8 @@ def check_agent_arguments(args: argparse.Namespace) -> None:
         )
     if args.resume is not None and args.continue_conversation:
         raise ConfigurationError("--resume and --continue both pick a session; give only one")
+    check_rules(split_rules(args.allowed_tools), "--allowed-tools")
+    check_rules(split_rules(args.disallowed_tools), "--disallowed-tools")
     if args.max_turns is not None and args.max_turns < 0:
         raise ConfigurationError(f"--max-turns must be 0 or more, got {args.max_turns}")
     if args.max_budget_usd is not None and not args.max_budget_usd > 0:
@@ -149,11 +185,11 @@ def options_from_args(args: argparse.Namespace) -> Options:
         max_budget_usd=args.max_budget_usd,
         system_prompt=args.system_prompt,
         append_system_prompt=args.append_system_prompt,
-        tools=split_rules(args.tools) if args.tools else None,
+        tools=tools_from_flag(args.tools),
         disallowed_tools=split_rules(args.disallowed_tools),
         allowed_tools=split_rules(args.allowed_tools),
         defer_tools=split_rules(args.defer_tools),
-        permission_mode=args.permission_mode,
+        permission_mode="default" if args.permission_mode == "auto" else args.permission_mode,
         add_dirs=args.add_dir,
         include_partial_messages=args.include_partial_messages,
         mcp_sampling=args.mcp_sampling,

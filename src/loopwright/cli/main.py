@@ -10,11 +10,16 @@ import sys
 from collections.abc import Sequence
 
 from loopwright.cli.agent_arguments import add_agent_arguments, options_from_args
+from loopwright.cli.claude_flags import (
+    add_claude_code_arguments,
+    ignored_flag_warnings,
+    tolerate_unknown_flags,
+)
+from loopwright.cli.claude_options import with_claude_flags
 from loopwright.cli.plain_output import result_text, start_notice, to_json_line
 from loopwright.cli.stream_json import StreamJsonWriter
 from loopwright.cli.subcommand_order import with_subcommand_first
 from loopwright.cli.terminal_text import visible
-from loopwright.client import query
 from loopwright.errors import ConfigurationError, LoopwrightError
 from loopwright.messages import ResultMessage
 from loopwright.options import Options
@@ -42,10 +47,23 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--output-format", choices=("text", "json", "stream-json"), default="text")
     add_agent_arguments(parser)
+    add_claude_code_arguments(parser)
     return parser
 
 
+def wants_host_mode(arguments: Sequence[str]) -> bool:
+    """``--input-format stream-json``: the process is an Agent SDK's engine (cli/host)."""
+    for index, token in enumerate(arguments):
+        if token == "--input-format=stream-json":
+            return True
+        if token == "--input-format" and arguments[index + 1 : index + 2] == ["stream-json"]:
+            return True
+    return False
+
+
 async def print_mode(prompt: str, options: Options, output_format: str) -> int:
+    from loopwright.client import query  # the engine: not needed to answer --help or host init
+
     result: ResultMessage | None = None
     stream = StreamJsonWriter()
     async for message in query(prompt, options):
@@ -125,20 +143,34 @@ def _dispatch(arguments: list[str]) -> int:
 
         return approvals_command(arguments[1:])
     if arguments[:1] == ["fleet"]:
-        from loopwright.cli.fleet import fleet_command
-
-        return fleet_command(arguments[1:])
+        return _fleet(arguments[1:])
     if arguments[:1] == ["mcp"]:
         from loopwright.cli.mcp_commands import mcp_command
 
         return mcp_command(arguments[1:])
-    args = build_parser().parse_args(arguments)
+    parser = build_parser()
+    host = wants_host_mode(arguments)
+    warnings: list[str] = []
+    if host:  # an SDK's extra_args may carry flags of newer Claude Code releases
+        arguments, warnings = tolerate_unknown_flags(parser, arguments)
+    args = parser.parse_args(arguments)
+    if args.version:
+        from loopwright.cli.host.versions import version_line
+
+        print(version_line())
+        return 0
+    for warning in [*warnings, *ignored_flag_warnings(args)]:
+        print(warning, file=sys.stderr)
     try:
-        if args.resume == "" and args.prompt is None and sys.stdin.isatty():
+        if args.resume == "" and args.prompt is None and not host and sys.stdin.isatty():
             from loopwright.cli.repl_resume import pick_at_start
 
             args.resume = pick_at_start(args.session_store, args.cwd)
-        options = options_from_args(args)
+        options = with_claude_flags(options_from_args(args), args)
+        if host:
+            from loopwright.cli.host.serve import run_host
+
+            return run_host(options, args)
         if args.prompt is not None and not args.prompt.strip():
             raise ConfigurationError('the prompt is empty; say what to do: -p "PROMPT"')
         if args.prompt is not None:
@@ -147,6 +179,9 @@ def _dispatch(arguments: list[str]) -> int:
             return asyncio.run(print_mode(prompt, options, args.output_format))
         if not sys.stdin.isatty():
             prompt = piped_input() or ""
+            if not prompt.strip() and args.initial_prompt:
+                # `loopwright "PROMPT" < /dev/null` (cron, CI): the prompt was given.
+                return asyncio.run(print_mode(args.initial_prompt, options, args.output_format))
             if not prompt.strip():
                 raise ConfigurationError(
                     "no prompt: standard input is not a terminal and gave nothing to run; "
@@ -171,6 +206,19 @@ def _dispatch(arguments: list[str]) -> int:
         return EXIT_ERROR_RESULT
     except KeyboardInterrupt:
         return 130
+
+
+def _fleet(arguments: list[str]) -> int:
+    try:
+        from loopwright.cli.fleet import fleet_command
+    except ImportError as exc:
+        print(
+            f"loopwright fleet: needs the durable extra ({exc.name or exc} is not installed); "
+            "run: pip install 'loopwright[durable]'",
+            file=sys.stderr,
+        )
+        return EXIT_USAGE
+    return fleet_command(arguments)
 
 
 if __name__ == "__main__":
