@@ -57,7 +57,7 @@ async def _prompts(prompt: Prompt | None) -> AsyncIterator[UserMessage | None]:
 
 async def _run_prompts(session: Session, prompt: Prompt | None) -> AsyncIterator[Message]:
     async for user_message in _prompts(prompt):
-        if MCP_RESOURCE in session.state.resources:
+        if user_message is not None and MCP_RESOURCE in session.state.resources:
             # The current tool set, /mcp__server__prompt commands, @server:uri mentions.
             from loopwright.mcp.live import prepare_prompt
 
