@@ -18,7 +18,6 @@ from pathlib import Path
 from typing import Any
 
 from loopwright.context.compaction import CompactionSettings
-from loopwright.context.tokens import ContextMeter
 from loopwright.errors import ConfigurationError
 from loopwright.messages import SystemMessage, new_uuid
 from loopwright.models.base import Model
@@ -27,7 +26,7 @@ from loopwright.options import Options
 from loopwright.permissions.gate import PermissionGate
 from loopwright.permissions.read_guard import ReadGuard
 from loopwright.sandbox import BwrapSandbox, SandboxSettings, masks_for_read_denials
-from loopwright.session.agent import Agent
+from loopwright.session.agent import Agent, window_of
 from loopwright.session.checkpoints import FileCheckpoints
 from loopwright.session.conversation import Conversation
 from loopwright.session.extensions import (
@@ -38,8 +37,8 @@ from loopwright.session.extensions import (
     add_structured_output,
 )
 from loopwright.session.permission_gate import build_permission_gate
-from loopwright.session.resolve import resolve_model, resolve_tools, window_of, with_retries
-from loopwright.session.session import CountingModel, Session, aclose_each
+from loopwright.session.resolve import resolve_model, resolve_tools, with_retries
+from loopwright.session.session import CountingModel, Session, aclose_each, meter_for
 from loopwright.sessions import (
     latest_session,
     loopwright_home,
@@ -241,13 +240,14 @@ async def open_session(options: Options) -> Session:
         # MCP servers may already be running.
         await aclose_each(*state.resources.values(), base.model)
         raise
+    agent = _agent(options, base, draft)
     session = Session(
-        agent=_agent(options, base, draft),
+        agent=agent,
         session_id=session_id,
         state=state,
         conversation=conversation,
         services=services,
-        meter=ContextMeter(draft.window),
+        meter=meter_for(agent),
         checkpoints=FileCheckpoints() if options.enable_file_checkpointing else None,
     )
     conversation.snapshot = session.snapshot
@@ -275,7 +275,6 @@ def _agent(options: Options, base: _Base, draft: AgentDraft) -> Agent:
         gate=base.gate,
         hooks=base.gate.hooks,
         working_dirs=base.gate.policy.working_dirs or (base.cwd,),
-        window=draft.window,
         compaction=CompactionSettings(
             threshold=options.compaction_threshold,
             instructions=compact_instructions(settings.memory) if settings else None,

@@ -5,12 +5,11 @@ from __future__ import annotations
 
 import dataclasses
 
-from loopwright.context.tokens import ContextMeter
 from loopwright.models.settings import ModelSettings
 from loopwright.options import AgentDefinition
 from loopwright.session.agent import Agent
 from loopwright.session.resolve import resolve_model, with_retries
-from loopwright.session.session import Session
+from loopwright.session.session import Session, meter_for
 from loopwright.subagents.tool import RUN_SUBAGENT_SERVICE, narrow_tools, narrower_mode
 from loopwright.tools.base import SessionState, Tool
 from loopwright.tools.structured_output import STRUCTURED_OUTPUT_TOOL_NAME
@@ -32,7 +31,7 @@ def child_session(
         state=SessionState(cwd=parent.state.cwd, resources=parent.state.resources),
         spend=parent.spend.child(),
         services={k: v for k, v in parent.services.items() if k != RUN_SUBAGENT_SERVICE},
-        meter=ContextMeter(parent.agent.window),
+        meter=meter_for(agent),  # the subagent's own model decides its window
         parent=parent,
         checkpoints=parent.checkpoints,
     )

@@ -30,6 +30,11 @@ from loopwright.tools.base import SessionState
 VERSION = "0.1.0"
 
 
+def meter_for(agent: Agent) -> ContextMeter:
+    """The token meter of a session whose agent is ``agent``: sized by its model's window."""
+    return ContextMeter(agent.window)
+
+
 @dataclass(slots=True, kw_only=True)
 class Session:
     agent: Agent
@@ -58,9 +63,11 @@ class Session:
     created_at: float = field(default_factory=time.monotonic)
 
     def use_agent(self, agent: Agent) -> None:
-        """From the next request on, this Agent talks (a handoff, a new model)."""
+        """From the next request on, this Agent talks (a handoff, a new model). Another
+        model brings its own window, and the last provider count no longer applies."""
         if agent.model is not self.agent.model:
             self.retired_models.append(self.agent.model)
+            self.meter = meter_for(agent)
         self.agent = agent
 
     def checkpoint(self, prompt_uuid: str) -> None:
