@@ -39,6 +39,7 @@ from loopwright.session.extensions import (
 from loopwright.session.permission_gate import build_permission_gate
 from loopwright.session.resolve import resolve_model, resolve_tools, with_retries
 from loopwright.session.session import CountingModel, Session, aclose_each, meter_for
+from loopwright.session.spend import require_price_for_budget
 from loopwright.sessions import (
     latest_session,
     loopwright_home,
@@ -116,6 +117,7 @@ def _base(options: Options) -> _Base:
     provider = resolve_model(options.model)
     # A setting the provider cannot send fails here, not on the first request.
     check_provider_settings(provider, options.model_settings, options.server_tools)
+    require_price_for_budget(options.max_budget_usd, options.task_budget, provider.name)
     session_id = options.session_id or new_uuid()
     gate = _gate(options, cwd, settings, session_id)
     reasoning_ignored = getattr(provider, "supports_reasoning", True) is False and (
