@@ -24,10 +24,10 @@ from loopwright.errors import ConfigurationError, LoopwrightError
 from loopwright.sessions import (
     SessionInfo,
     SessionNotFoundError,
-    get_session_messages,
     list_sessions,
     open_store,
 )
+from loopwright.sessions.whole_history import whole_history
 from loopwright.tools.spill import remove_session_outputs
 
 
@@ -128,7 +128,11 @@ async def _show(args: argparse.Namespace) -> int:
     store = open_store(args.session_store, cwd=args.cwd)
     try:
         session_id = await resolve_session_id(store, args.session_id, args.cwd)
-        messages = await get_session_messages(session_id, store=store)
+        # The whole conversation, compactions marked where they happened.
+        entries = await store.load(session_id)
+        if not entries:
+            raise SessionNotFoundError(session_id, type(store).__name__)
+        messages = whole_history(entries)
     finally:
         await store.aclose()
     if args.json:

@@ -41,6 +41,8 @@ from loopwright.session.resolve import resolve_model, resolve_tools, with_retrie
 from loopwright.session.session import CountingModel, Session, aclose_each, meter_for
 from loopwright.session.spend import require_price_for_budget
 from loopwright.sessions import (
+    SessionError,
+    SessionStore,
     latest_session,
     loopwright_home,
     open_store,
@@ -345,6 +347,8 @@ async def _open_transcript(
     if resume_id is None and options.continue_conversation:
         resume_id = await latest_session(store, base.cwd)
     if resume_id is None:
+        if options.session_id is not None:
+            await _refuse_existing_id(store, options.session_id)
         opened = await start_stored_session(store, base.session_id, base.cwd)
     else:
         opened = await resume_session(
@@ -366,6 +370,17 @@ async def _open_transcript(
         owns_store=options.session_store is None or isinstance(options.session_store, str),
     )
     return conversation, opened.session_id, opened.restored
+
+
+async def _refuse_existing_id(store: SessionStore, session_id: str) -> None:
+    """A session id names one conversation: a new session under an id that exists would
+    start a second conversation in its transcript, and hide the first from show/resume."""
+    if await store.load(session_id):
+        raise SessionError(
+            f"a session with id {session_id!r} already exists; to continue it, resume it "
+            f"(resume={session_id!r}, or --resume {session_id}); to branch from it, fork it "
+            "(add fork_session=True / --fork-session); or give a new id for a new session"
+        )
 
 
 def _restore(session: Session, restored: RestoredSession) -> None:
