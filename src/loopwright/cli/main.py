@@ -12,7 +12,6 @@ from collections.abc import Sequence
 from loopwright.cli.agent_arguments import add_agent_arguments, options_from_args
 from loopwright.cli.plain_output import result_text, to_json_line
 from loopwright.cli.stream_json import StreamJsonWriter
-from loopwright.client import query
 from loopwright.errors import ConfigurationError, LoopwrightError
 from loopwright.messages import ResultMessage
 from loopwright.options import Options
@@ -43,9 +42,12 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 async def print_mode(prompt: str, options: Options, output_format: str) -> int:
+    from loopwright.cli.stopping import Stopping, stoppable_run
+
     result: ResultMessage | None = None
     stream = StreamJsonWriter()
-    async for message in query(prompt, options):
+    stopping = Stopping()  # SIGTERM/SIGHUP/SIGINT end the run with an interrupted result
+    async for message in stoppable_run(prompt, options, stopping):
         if output_format == "stream-json":
             sys.stdout.write(stream.line(message) + "\n")
             sys.stdout.flush()
@@ -58,6 +60,8 @@ async def print_mode(prompt: str, options: Options, output_format: str) -> int:
     elif output_format == "text":
         stream = sys.stderr if result.is_error else sys.stdout
         print(result_text(result), file=stream)
+    if stopping.exit_code is not None:
+        return stopping.exit_code
     return EXIT_ERROR_RESULT if result.is_error else 0
 
 
