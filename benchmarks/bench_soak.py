@@ -8,7 +8,8 @@ live asyncio tasks; the table shows their growth per session. Targets: < 200 byt
 per session, no fds, threads or tasks left behind.
 
 ``python benchmarks/run.py soak`` runs only this; ``SOAK_SESSIONS`` sets N (default 10,000;
-about 10-15 minutes for all entry points on a 2-core machine; tracemalloc costs most of it).
+about an hour on a shared 2-core machine, tracemalloc costing most of it; a durable
+session, a DBOS workflow, takes ~0.17 s, so ``SOAK_DURABLE_SESSIONS`` defaults to 1,000).
 """
 
 from __future__ import annotations
@@ -30,7 +31,9 @@ from _many_sessions import Row, noop_tool, serve, server_process
 
 SESSIONS = int(os.environ.get("SOAK_SESSIONS", "10000"))
 HEAP_TARGET_BYTES = 200
-ENTRY_POINTS = ("run", "client", "claude_agent_sdk", "openai_agents", "http_anthropic")
+ENTRY_POINTS = ("run", "client", "claude_agent_sdk", "openai_agents", "http_anthropic", "durable")
+# A durable session is a DBOS workflow on SQLite (~0.17 s each): fewer of them by default.
+DURABLE_SESSIONS = int(os.environ.get("SOAK_DURABLE_SESSIONS", "1000"))
 Session = Callable[[], Awaitable[None]]
 
 
@@ -123,6 +126,33 @@ def _openai_session() -> Session:
     return one
 
 
+def _durable_session() -> Session:
+    import tempfile
+
+    from loopwright import Options
+    from loopwright.durable import durable_run, launch_durable
+
+    directory = tempfile.mkdtemp(prefix="soak-durable-")
+    options = Options(
+        model="test",
+        tools=["Glob"],
+        setting_sources=[],
+        persist_session=False,
+        permission_mode="bypassPermissions",
+        cwd=directory,
+    )
+    launched: list[bool] = []
+
+    async def one() -> None:
+        if not launched:
+            await launch_durable(f"sqlite:///{directory}/dbos.sqlite", heartbeat=False)
+            launched.append(True)
+        result = await durable_run("go", options)
+        assert result.subtype == "success", result
+
+    return one
+
+
 def _make(entry: str, base_url: str) -> Session:
     from loopwright.testing import TestModel
 
@@ -137,6 +167,8 @@ def _make(entry: str, base_url: str) -> Session:
             return _openai_session()
         case "http_anthropic":
             return _run_session(lambda: f"anthropic:claude-fake?base_url={base_url}")
+        case "durable":
+            return _durable_session()
         case _:
             raise SystemExit(f"unknown entry point {entry!r}; use one of {ENTRY_POINTS}")
 
@@ -208,9 +240,10 @@ def run(sessions: int = SESSIONS, entries: tuple[str, ...] = ENTRY_POINTS) -> li
         # The Claude layer keeps transcripts under HOME; the fake server wants any key.
         env = {**os.environ, "HOME": home, "ANTHROPIC_API_KEY": "soak-fake-key"}
         for entry in entries:
-            print(f"  soak {entry}: {sessions} sessions …", file=sys.stderr, flush=True)
+            count = min(sessions, DURABLE_SESSIONS) if entry == "durable" else sessions
+            print(f"  soak {entry}: {count} sessions …", file=sys.stderr, flush=True)
             output = subprocess.run(
-                [sys.executable, script, "--measure", entry, str(sessions), base_url],
+                [sys.executable, script, "--measure", entry, str(count), base_url],
                 check=True,
                 capture_output=True,
                 text=True,
