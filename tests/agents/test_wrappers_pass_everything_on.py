@@ -94,3 +94,33 @@ async def test_the_gate_keeps_no_copy_of_a_long_sessions_denials() -> None:
             assert isinstance(result, ResultMessage) and len(result.permission_denials) == 1
         gate: Any = client.session.agent.gate
         assert len(gate.permission_denials) == 0
+
+
+async def test_model_wrappers_pass_on_window_token_counting_and_close() -> None:
+    from loopwright.models.base import ModelRequest, ModelWrapper
+    from loopwright.models.retry import RetryingModel
+
+    class Counted(ScriptedModel):
+        context_window = 5_000
+        closed = False
+
+        async def count_tokens(self, request: ModelRequest) -> int:
+            return 42
+
+        async def aclose(self) -> None:
+            self.closed = True
+
+    class Plain(ModelWrapper):
+        def __init__(self, inner: Counted) -> None:
+            self.inner = inner
+
+        @property
+        def wrapped(self) -> Counted:
+            return self.inner
+
+    inner = Counted([text("x")])
+    for wrapper in (RetryingModel(inner), Plain(inner), Plain(Plain(inner))):  # type: ignore[arg-type]
+        assert wrapper.name == inner.name and wrapper.context_window == 5_000
+        assert await wrapper.count_tokens(ModelRequest("m", "", [])) == 42
+    await Plain(inner).aclose()
+    assert inner.closed

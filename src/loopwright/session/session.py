@@ -19,7 +19,7 @@ from loopwright.context.tokens import ContextMeter
 from loopwright.hooks.payloads import hook_messages, hook_payload
 from loopwright.hooks.runner import HookEvent, HookOutcome
 from loopwright.messages import Message
-from loopwright.models.base import Model, ModelEvent, ModelRequest, ModelResponse
+from loopwright.models.base import Model, ModelEvent, ModelRequest, ModelResponse, ModelWrapper
 from loopwright.session.agent import Agent
 from loopwright.session.checkpoints import FileCheckpoints
 from loopwright.session.conversation import Conversation
@@ -143,15 +143,18 @@ async def aclose_each(*objects: object) -> None:
             await closer()
 
 
-class CountingModel:
+class CountingModel(ModelWrapper):
     """The session's current model for tools' own calls, with their usage counted."""
 
     def __init__(self, session: Session) -> None:
         self._session = session
 
     @property
-    def name(self) -> str:
-        return self._session.agent.model.name
+    def wrapped(self) -> Model:
+        return self._session.agent.model  # whichever model talks now (handoffs, set_model)
+
+    async def aclose(self) -> None:
+        """Nothing: the session closes its own models when it ends."""
 
     async def stream(self, request: ModelRequest) -> AsyncIterator[ModelEvent]:
         async for event in self._session.agent.model.stream(request):
