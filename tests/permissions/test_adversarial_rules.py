@@ -42,3 +42,9 @@ async def test_many_adversarial_rules_over_long_paths_stay_fast(tmp_path: Path) 
     for path in paths:
         assert (await decide(gate, "Read", {"file_path": str(path)}, tmp_path))[0] == "allow"
     assert time.perf_counter() - started < 0.5
+
+
+async def test_trailing_double_stars_still_name_the_directory_itself(tmp_path: Path) -> None:
+    gate = make_gate(tmp_path, deny=["Read(secrets/**/**)"], callback=Recorder())
+    target = tmp_path / "secrets"
+    assert (await decide(gate, "Read", {"file_path": str(target)}, tmp_path))[0] == "deny"

@@ -108,9 +108,11 @@ def _matcher(rest: str, is_allow: bool) -> GlobMatcher:
     rest = rest.rstrip("/") or "**"
     segments = rest.split("/")
     floating = len(segments) == 1 or (not is_allow and len(segments) == 2 and segments[1] == "**")
-    if len(segments) > 1 and segments[-1] == "**":
+    kept = list(segments)
+    while len(kept) > 1 and kept[-1] == "**":
         # ``dir/**`` also names ``dir`` itself: a Grep over the directory reads its files.
-        rest = "/".join(segments[:-1])
+        kept.pop()
+    rest = "/".join(kept)
     if floating and not rest.startswith("**"):
         # A bare name (and, for deny/ask, ``dir/**``) matches at any depth.
         rest = "**/" + rest
