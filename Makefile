@@ -43,8 +43,9 @@ typecheck: $(DEV_STAMP)
 pytest: $(DEV_STAMP)
 	$(BIN)/pytest
 
+# `make bench BENCH=soak` runs only the soak (10,000 sessions per entry point; SOAK_SESSIONS=N).
 bench: $(DEV_STAMP)
-	$(BIN)/python benchmarks/run.py
+	$(BIN)/python benchmarks/run.py $(BENCH)
 
 # The shell analyser's differential fuzzer: FUZZ_SECONDS of generated commands, every
 # approved one run in bubblewrap under strace (needs: apt-get install bubblewrap strace).

@@ -216,14 +216,11 @@ class Client:
 
     async def set_model(self, model: str | Model) -> None:
         """Use another model from the next request on (a new Agent, same conversation)."""
-        from loopwright.context.tokens import ContextMeter
-        from loopwright.session.resolve import resolve_model, window_of, with_retries
+        from loopwright.session.resolve import resolve_model, with_retries
 
         session = self.session
         replacement = with_retries(resolve_model(model), self.options)
-        window = window_of(replacement, self.options)
-        session.use_agent(dataclasses.replace(session.agent, model=replacement, window=window))
-        session.meter = ContextMeter(window)
+        session.use_agent(dataclasses.replace(session.agent, model=replacement))
 
     async def set_permission_mode(self, mode: PermissionMode) -> None:
         """Change the permission mode from the next tool call on.

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from typing import Any, Final, Literal
 
 from loopwright.messages import ConversationMessage
-from loopwright.tools.base import ToolContext, ToolResult
+from loopwright.tools.base import Tool, ToolContext, ToolResult, ToolWrapper
 
 GuardrailKind = Literal["input", "output", "tool_input", "tool_output"]
 GUARDRAIL_TRIPPED_SUBTYPE: Final = "error_guardrail_tripped"
@@ -116,27 +116,16 @@ async def first_trip(guardrails: Sequence[Guardrail], data: GuardrailInput) -> G
 
 
 @dataclass(frozen=True, slots=True)
-class GuardedTool:
-    """A tool with tool guardrails around it (``guarded_tool`` makes one)."""
+class GuardedTool(ToolWrapper):
+    """A tool with tool guardrails around it (``guarded_tool`` makes one); everything but
+    ``call`` is the wrapped tool's (its schema object, timeout, idempotence …)."""
 
-    inner: Any
+    inner: Tool
     guardrails: tuple[Guardrail, ...]
 
     @property
-    def name(self) -> str:
-        return str(self.inner.name)
-
-    @property
-    def description(self) -> str:
-        return str(self.inner.description)
-
-    @property
-    def input_schema(self) -> dict[str, Any]:
-        return dict(self.inner.input_schema)
-
-    @property
-    def read_only(self) -> bool:
-        return bool(self.inner.read_only)
+    def wrapped(self) -> Tool:
+        return self.inner
 
     async def call(self, input: dict[str, Any], ctx: ToolContext) -> ToolResult:
         before = GuardrailInput("tool_input", tool_name=self.name, tool_input=input)
@@ -163,7 +152,7 @@ class GuardedTool:
         return None
 
 
-def guarded_tool(tool: Any, guardrails: Sequence[Guardrail]) -> Any:
+def guarded_tool(tool: Tool, guardrails: Sequence[Guardrail]) -> Tool:
     """``tool`` with the tool guardrails among ``guardrails`` around it (unchanged if none)."""
     relevant = tuple(
         g for g in guardrails if g.kind in ("tool_input", "tool_output") and g.applies_to(tool.name)

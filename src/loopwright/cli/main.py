@@ -62,11 +62,13 @@ def wants_host_mode(arguments: Sequence[str]) -> bool:
 
 
 async def print_mode(prompt: str, options: Options, output_format: str) -> int:
-    from loopwright.client import query  # the engine: not needed to answer --help or host init
+    # The engine: not needed to answer --help or a host's initialize.
+    from loopwright.cli.stopping import Stopping, stoppable_run
 
     result: ResultMessage | None = None
     stream = StreamJsonWriter()
-    async for message in query(prompt, options):
+    stopping = Stopping()  # SIGTERM/SIGHUP/SIGINT end the run with an interrupted result
+    async for message in stoppable_run(prompt, options, stopping):
         if output_format == "stream-json":
             sys.stdout.write(stream.line(message) + "\n")
             sys.stdout.flush()
@@ -81,6 +83,8 @@ async def print_mode(prompt: str, options: Options, output_format: str) -> int:
     elif output_format == "text":
         stream = sys.stderr if result.is_error else sys.stdout
         print(visible(result_text(result)), file=stream)
+    if stopping.exit_code is not None:
+        return stopping.exit_code
     return EXIT_ERROR_RESULT if result.is_error else 0
 
 

@@ -27,10 +27,10 @@ from loopwright.sessions import (
     SessionInfo,
     SessionNotFoundError,
     get_pending_approvals,
-    get_session_messages,
     list_sessions,
     open_store,
 )
+from loopwright.sessions.whole_history import whole_history
 from loopwright.tools.spill import remove_session_outputs
 
 
@@ -131,7 +131,11 @@ async def _show(args: argparse.Namespace) -> int:
     store = open_store(args.session_store, cwd=args.cwd)
     try:
         session_id = await resolve_session_id(store, args.session_id, args.cwd)
-        messages = await get_session_messages(session_id, store=store)
+        # The whole conversation, compactions marked where they happened.
+        entries = await store.load(session_id)
+        if not entries:
+            raise SessionNotFoundError(session_id, type(store).__name__)
+        messages = whole_history(entries)
         waiting = await get_pending_approvals(session_id, store=store)
     finally:
         await store.aclose()

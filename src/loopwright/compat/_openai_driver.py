@@ -479,11 +479,14 @@ class RunDriver:
         await self.agent_started(target)
 
     def record_response(self, event: NativeResponse) -> ModelResponse:
+        # That SDK's input_tokens is the whole prompt, cached part included (the cached
+        # part is also in input_tokens_details); ours counts uncached tokens only.
+        prompt_tokens = event.usage.context_tokens
         usage = Usage(
             requests=1,
-            input_tokens=event.usage.input_tokens,
+            input_tokens=prompt_tokens,
             output_tokens=event.usage.output_tokens,
-            total_tokens=event.usage.input_tokens + event.usage.output_tokens,
+            total_tokens=prompt_tokens + event.usage.output_tokens,
         )
         usage.input_tokens_details.cached_tokens = event.usage.cache_read_input_tokens
         self.wrapper.usage.add(usage)

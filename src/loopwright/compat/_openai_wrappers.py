@@ -19,10 +19,10 @@ from loopwright.compat._openai_span_data import GenerationSpanData, ResponseSpan
 from loopwright.compat._openai_tools import FunctionTool, tool_output_result
 from loopwright.compat._openai_tracing import Span
 from loopwright.messages import AssistantMessage, ToolUseBlock
-from loopwright.models.base import ModelEvent, ModelRequest
+from loopwright.models.base import Model, ModelEvent, ModelRequest, ModelWrapper
 from loopwright.models.base import ModelResponse as NativeResponse
+from loopwright.tools.base import Tool, ToolResult, ToolWrapper
 from loopwright.tools.base import ToolContext as NativeToolContext
-from loopwright.tools.base import ToolResult
 
 if TYPE_CHECKING:
     from loopwright.compat._openai_driver import RunDriver
@@ -38,28 +38,16 @@ async def call_hook(hooks: Any, name: str, *args: Any) -> None:
 
 
 @dataclass
-class RunTool:
-    """One of the agent's tools, as this run executes it."""
+class RunTool(ToolWrapper):
+    """One of the agent's tools, as this run executes it (the rest is the tool's own)."""
 
     tool: Any
     agent: Any
     driver: RunDriver
 
     @property
-    def name(self) -> str:
-        return str(self.tool.name)
-
-    @property
-    def description(self) -> str:
-        return str(self.tool.description)
-
-    @property
-    def input_schema(self) -> dict[str, Any]:
-        return dict(self.tool.input_schema)
-
-    @property
-    def read_only(self) -> bool:
-        return bool(getattr(self.tool, "read_only", False))
+    def wrapped(self) -> Tool:
+        return self.tool
 
     async def call(self, input: dict[str, Any], ctx: NativeToolContext) -> ToolResult:
         driver = self.driver
@@ -121,7 +109,7 @@ class RunTool:
         return bool(needs)
 
 
-class RunModel:
+class RunModel(ModelWrapper):
     """The agent's model, with the run's usage, raw responses and LLM hooks around it."""
 
     def __init__(self, inner: Any, agent: Any, driver: RunDriver) -> None:
@@ -130,12 +118,8 @@ class RunModel:
         self._driver = driver
 
     @property
-    def name(self) -> str:
-        return str(self._inner.name)
-
-    @property
-    def context_window(self) -> Any:
-        return getattr(self._inner, "context_window", None)
+    def wrapped(self) -> Model:
+        return self._inner
 
     @property
     def answers_in_json(self) -> bool:
@@ -148,11 +132,6 @@ class RunModel:
 
         natives = SdkModelBridge | OpenAIChatModel | OpenAIResponsesModel | LitellmNative
         return isinstance(self._inner, natives)
-
-    async def aclose(self) -> None:
-        closer = getattr(self._inner, "aclose", None)
-        if closer is not None:
-            await closer()
 
     async def stream(self, request: ModelRequest) -> AsyncIterator[ModelEvent]:
         driver = self._driver

@@ -13,7 +13,7 @@ from typing import Any
 from dbos import DBOS
 
 from loopwright.errors import ModelError
-from loopwright.models.base import Model, ModelEvent, ModelRequest, ModelResponse
+from loopwright.models.base import Model, ModelEvent, ModelRequest, ModelResponse, ModelWrapper
 from loopwright.models.scripted import ScriptedModel
 
 from .records import response_from_record, response_to_record
@@ -21,7 +21,7 @@ from .records import response_from_record, response_to_record
 MODEL_STEP_NAME = "loopwright.model_call"
 
 
-class DurableModel:
+class DurableModel(ModelWrapper):
     """``inner`` (the retrying model of the session) with each call a DBOS step.
 
     ``provider`` is the model under the retries; a scripted one is told about replayed
@@ -35,18 +35,8 @@ class DurableModel:
         self._provider = provider
 
     @property
-    def name(self) -> str:
-        return self._inner.name
-
-    @property
-    def context_window(self) -> int | None:
-        window = getattr(self._inner, "context_window", None)
-        return window if isinstance(window, int) else None
-
-    async def aclose(self) -> None:
-        closer = getattr(self._inner, "aclose", None)
-        if closer is not None:
-            await closer()
+    def wrapped(self) -> Model:
+        return self._inner
 
     async def stream(self, request: ModelRequest) -> AsyncIterator[ModelEvent]:
         ran_live = False

@@ -16,7 +16,14 @@ from typing import Any
 
 from dbos import DBOS
 
-from loopwright.tools.base import Tool, ToolContext, ToolResult
+from loopwright.tools.base import (
+    Tool,
+    ToolContext,
+    ToolResult,
+    ToolWrapper,
+    idempotent_of,
+    timeout_of,
+)
 from loopwright.tools.executor import invoke
 
 from .records import apply_state_record, tool_result_from_record, tool_result_to_record
@@ -33,31 +40,22 @@ MAY_HAVE_RUN = (
 OUTER_TIMEOUT_GRACE_SECONDS = 30.0
 
 
-class DurableTool:
+class DurableTool(ToolWrapper):
     """``inner`` with ``call()`` checkpointed; the timeout is applied inside the step so
     that a timed-out call is recorded with its error result like any other."""
 
     def __init__(self, inner: Tool, default_timeout: float, *, idempotent: bool) -> None:
         self._inner = inner
-        self.idempotent = idempotent
-        own = getattr(inner, "timeout_seconds", None)
-        self._timeout = float(own) if isinstance(own, int | float) and own else default_timeout
+        self._idempotent = idempotent
+        self._timeout = timeout_of(inner) or default_timeout
 
     @property
-    def name(self) -> str:
-        return self._inner.name
+    def wrapped(self) -> Tool:
+        return self._inner
 
     @property
-    def description(self) -> str:
-        return self._inner.description
-
-    @property
-    def input_schema(self) -> dict[str, Any]:
-        return self._inner.input_schema
-
-    @property
-    def read_only(self) -> bool:
-        return self._inner.read_only
+    def idempotent(self) -> bool:
+        return self._idempotent
 
     @property
     def timeout_seconds(self) -> float:
@@ -102,7 +100,7 @@ async def _mark_started(step_name: str) -> bool:
 def is_idempotent(tool: Tool, declared: frozenset[str]) -> bool:
     """Safe to run twice: the tool says so (an ``idempotent`` attribute), the worker was
     told so by name, or it only reads."""
-    own = getattr(tool, "idempotent", None)
+    own = idempotent_of(tool)
     if isinstance(own, bool):
         return own
     return tool.name in declared or tool.read_only

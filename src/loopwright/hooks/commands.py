@@ -15,6 +15,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from loopwright import processes
+
 # Events where plain-text stdout is context for the model.
 _TEXT_IS_CONTEXT = frozenset({"UserPromptSubmit", "SessionStart", "SubagentStart"})
 _OUTPUT_CAP = 10_000
@@ -76,6 +78,7 @@ class CommandHook:
                 stderr=asyncio.subprocess.PIPE,
                 executable="/bin/bash",
             )
+        processes.track(process.pid)  # killed with this process if it is still running
         try:
             out, err = await process.communicate(payload)
         except BaseException:
@@ -85,6 +88,8 @@ class CommandHook:
             with contextlib.suppress(Exception):
                 await process.wait()
             raise
+        finally:
+            processes.forget(process.pid)
         return out.decode(errors="replace"), err.decode(errors="replace"), process.returncode or 0
 
 

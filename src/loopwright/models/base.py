@@ -148,6 +148,48 @@ class Model(Protocol):
     def stream(self, request: ModelRequest) -> AsyncIterator[ModelEvent]: ...
 
 
+def context_window_of(model: Model) -> int | None:
+    """The window the model itself knows (a provider's [1m] variant, a model-string
+    override), or None: ``context_window`` is an optional member of a Model."""
+    window = getattr(model, "context_window", None)
+    return window if isinstance(window, int) and not isinstance(window, bool) else None
+
+
+class ModelWrapper:
+    """The base of every model that wraps another (retries, durable steps, a compat
+    layer's run): name, context window, token counting, closing and streaming are passed
+    on, so a wrapper cannot drop one. Subclasses provide ``wrapped`` and override what they
+    change — usually ``stream``."""
+
+    __slots__ = ()
+
+    @property
+    def wrapped(self) -> Model:
+        raise NotImplementedError(f"{type(self).__name__} must say which model it wraps")
+
+    @property
+    def name(self) -> str:
+        return self.wrapped.name
+
+    @property
+    def context_window(self) -> int | None:
+        return context_window_of(self.wrapped)
+
+    async def count_tokens(self, request: ModelRequest) -> int:
+        counter = getattr(self.wrapped, "count_tokens", None)
+        if counter is None:
+            raise NotImplementedError(f"{self.wrapped.name} cannot count tokens")
+        return int(await counter(request))
+
+    async def aclose(self) -> None:
+        closer = getattr(self.wrapped, "aclose", None)
+        if closer is not None:
+            await closer()
+
+    def stream(self, request: ModelRequest) -> AsyncIterator[ModelEvent]:
+        return self.wrapped.stream(request)
+
+
 def event_to_stream_dict(event: ModelEvent) -> dict[str, Any] | None:
     """The provider-neutral payload of a StreamEvent, or None for non-delta events."""
     match event:

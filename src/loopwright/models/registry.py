@@ -16,7 +16,9 @@ Accepted forms::
 For ``openai-chat`` the base URL comes from ``?base_url=`` or OPENAI_BASE_URL, and the key
 from the variable named by ``?api_key_env=`` or OPENAI_API_KEY; a local server (any base
 URL) needs no key. Every provider string takes ``?base_url=``, ``?api_key_env=`` and the
-capability keys (reasoning, context_window, max_output_tokens, vision).
+capability keys (reasoning, context_window, max_output_tokens, vision), and prices for a
+model the price table lacks: ``?input_price=0.3&output_price=1.2`` (dollars per million
+tokens; see ``string_prices``).
 
 Providers made from a model string share one SDK client per process for each provider,
 base URL and key (see ``_client_pool``), and are closed by the session that made them.
@@ -38,6 +40,7 @@ from loopwright.models.capabilities import (
     capabilities_for,
     parse_capability_overrides,
 )
+from loopwright.models.string_prices import PRICE_KEYS, take_prices
 
 ALIASES: dict[str, str] = {
     "opus": "claude-opus-5-5",
@@ -107,7 +110,7 @@ _FORMS = (
     "use anthropic:<id>, openai:<id>, openai-chat:<id>[?base_url=URL], scripted:<file>, "
     "or an alias (sonnet, opus, haiku)"
 )
-_OPTION_KEYS = ("base_url", "api_key_env", *CAPABILITY_KEYS)
+_OPTION_KEYS = ("base_url", "api_key_env", *CAPABILITY_KEYS, *PRICE_KEYS)
 
 
 def _split_options(rest: str, provider: str) -> tuple[str, dict[str, str]]:
@@ -120,7 +123,7 @@ def _split_options(rest: str, provider: str) -> tuple[str, dict[str, str]]:
         raise ConfigurationError(
             f"unknown option(s) {sorted(unknown)} in {where}; supported: " + ", ".join(_OPTION_KEYS)
         )
-    return model, options
+    return model, take_prices(model, options)
 
 
 def _alias(name: str, env: Mapping[str, str]) -> str:

@@ -18,7 +18,14 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any
 
 from loopwright.errors import ModelError
-from loopwright.models.base import Model, ModelEvent, ModelRequest, ModelResponse, RetryNotice
+from loopwright.models.base import (
+    Model,
+    ModelEvent,
+    ModelRequest,
+    ModelResponse,
+    ModelWrapper,
+    RetryNotice,
+)
 
 Sleep = Callable[[float], Awaitable[Any]]
 
@@ -27,7 +34,7 @@ DEFAULT_MAX_RETRIES = 4
 OVERLOADS_BEFORE_FALLBACK = 2
 
 
-class RetryingModel:
+class RetryingModel(ModelWrapper):
     """``inner`` with retries of retryable ModelErrors and an optional overload fallback.
 
     ``delay = min(max_delay, base_delay * 2**(attempt-1))`` scaled by a random factor in
@@ -67,20 +74,8 @@ class RetryingModel:
         return self.inner
 
     @property
-    def name(self) -> str:
-        return self.active.name
-
-    @property
-    def context_window(self) -> int | None:
-        window = getattr(self.active, "context_window", None)
-        return window if isinstance(window, int) else None
-
-    async def count_tokens(self, request: ModelRequest) -> int:
-        counter = getattr(self.active, "count_tokens", None)
-        if counter is None:
-            raise NotImplementedError(f"{self.active.name} cannot count tokens")
-        result = await counter(request)
-        return int(result)
+    def wrapped(self) -> Model:
+        return self.active
 
     async def aclose(self) -> None:
         """Release the connections of the wrapped models loopwright made from model

@@ -58,6 +58,8 @@ class PermissionGate:
         self.can_use_tool = can_use_tool
         self.session_id = session_id
         self.transcript_path = transcript_path
+        # This batch's denials (the session's total is Spend.denials, which the executor
+        # fills); forgotten at end_batch so a long session does not keep every one twice.
         self.permission_denials: list[dict[str, Any]] = []
         self.notices: list[HookNotice] = []
         # Set when a hook returned continue=false: the loop ends the run after this batch.
@@ -79,6 +81,7 @@ class PermissionGate:
     def end_batch(self) -> GateReport:
         report = GateReport(tuple(self.notices), self.stop_reason)
         self.notices, self.stop_reason = [], None
+        self.permission_denials = []
         return report
 
     # ----------------------------------------------------------------- before

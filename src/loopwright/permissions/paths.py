@@ -9,13 +9,13 @@ symlinks resolved — because a symlink inside an allowed directory may point an
 from __future__ import annotations
 
 import os
-import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
 from loopwright.permissions.rules import PermissionRule
+from loopwright.tools.glob_pattern import GlobMatcher
 
 _UNRESOLVABLE = "/\u2400unresolvable"
 
@@ -73,30 +73,17 @@ def rule_matches_path(
 ) -> bool:
     """Deny/ask rules match if any spelling matches; allow rules need every spelling."""
     assert rule.specifier is not None
-    regex, root = _compile(rule.specifier, rule.behavior == "allow", rule.anchor, cwd, home)
-    hits = [_matches(regex, root, p) for p in spellings.both]
+    root, rest = rule_root(rule.specifier, rule.anchor, cwd, home)
+    matcher = _matcher(rest, rule.behavior == "allow")
+    hits = [_matches(matcher, root, p) for p in spellings.both]
     return all(hits) if rule.behavior == "allow" else any(hits)
 
 
-def _matches(regex: re.Pattern[str], root: str, path: str) -> bool:
+def _matches(matcher: GlobMatcher, root: str, path: str) -> bool:
     if not is_inside(path, root):
         return False
     # gitignore: a pattern that matches a directory also covers everything under it.
-    candidate = path
-    while True:
-        if regex.fullmatch(candidate):
-            return True
-        parent = os.path.dirname(candidate)
-        if parent in (candidate, root) or not is_inside(parent, root):
-            return False
-        candidate = parent
-
-
-def _compile(
-    specifier: str, is_allow: bool, anchor: Path | None, cwd: Path, home: Path
-) -> tuple[re.Pattern[str], str]:
-    root, rest = rule_root(specifier, anchor, cwd, home)
-    return _compile_rest(rest, root, is_allow), root
+    return matcher.covers(path[len(root.rstrip("/")) + 1 :])
 
 
 def rule_root(specifier: str, anchor: Path | None, cwd: Path, home: Path) -> tuple[str, str]:
@@ -114,63 +101,22 @@ def rule_root(specifier: str, anchor: Path | None, cwd: Path, home: Path) -> tup
 
 
 @lru_cache(maxsize=512)
-def _compile_rest(rest: str, root: str, is_allow: bool) -> re.Pattern[str]:
-    directory_only = rest.endswith("/")
-    rest = rest.rstrip("/")
-    if not rest:
-        body = ".*"
-    else:
-        segments = rest.split("/")
-        floating = len(segments) == 1 or (
-            not is_allow and len(segments) == 2 and segments[1] == "**"
-        )
-        body = _segments_regex(segments)
-        if floating and not rest.startswith("**"):
-            # A bare name (and, for deny/ask, ``dir/**``) matches at any depth.
-            body = r"(?:.*/)?" + body
-    if directory_only:
-        body += r"(?:/.*)?"
-    prefix = re.escape(root.rstrip("/")) + "/"
-    return re.compile(prefix + body, re.DOTALL)
-
-
-def _segments_regex(segments: list[str]) -> str:
-    if len(segments) > 1 and segments[-1] == "**":
+def _matcher(rest: str, is_allow: bool) -> GlobMatcher:
+    """The rule's pattern below its root as a glob matched segment by segment (the Glob
+    tool's engine: no backtracking, ``**/**`` collapsed), in gitignore's reading."""
+    # ``x/`` (a directory) covers x and what is inside, as ``x`` does.
+    rest = rest.rstrip("/") or "**"
+    segments = rest.split("/")
+    floating = len(segments) == 1 or (not is_allow and len(segments) == 2 and segments[1] == "**")
+    kept = list(segments)
+    while len(kept) > 1 and kept[-1] == "**":
         # ``dir/**`` also names ``dir`` itself: a Grep over the directory reads its files.
-        return _segments_regex(segments[:-1]) + r"(?:/.*)?"
-    out: list[str] = []
-    for index, segment in enumerate(segments):
-        last = index == len(segments) - 1
-        if segment == "**":
-            out.append(".*" if last else r"(?:.*/)?")
-            continue
-        out.append(_segment_regex(segment) + ("" if last else "/"))
-    return "".join(out)
-
-
-def _segment_regex(segment: str) -> str:
-    out: list[str] = []
-    index = 0
-    while index < len(segment):
-        char = segment[index]
-        if char == "*":
-            out.append("[^/]*")
-        elif char == "?":
-            out.append("[^/]")
-        elif char == "[" and "]" in segment[index + 1 :]:
-            end = segment.index("]", index + 1)
-            inner = segment[index + 1 : end].replace("\\", "\\\\")
-            if inner.startswith("!"):
-                inner = "^" + inner[1:]
-            out.append(f"[{inner}]")
-            index = end
-        elif char == "\\" and index + 1 < len(segment):
-            index += 1
-            out.append(re.escape(segment[index]))
-        else:
-            out.append(re.escape(char))
-        index += 1
-    return "".join(out)
+        kept.pop()
+    rest = "/".join(kept)
+    if floating and not rest.startswith("**"):
+        # A bare name (and, for deny/ask, ``dir/**``) matches at any depth.
+        rest = "**/" + rest
+    return GlobMatcher(rest, braces=False)
 
 
 def tree_has(tree: str, test: Callable[[str], bool], limit: int) -> bool:

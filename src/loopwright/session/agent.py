@@ -13,10 +13,11 @@ from pathlib import Path
 from typing import Any
 
 from loopwright.context.compaction import CompactionSettings
+from loopwright.context.tokens import context_window
 from loopwright.errors import ConfigurationError
 from loopwright.guardrails import Guardrail
 from loopwright.hooks.runner import HookRunner
-from loopwright.models.base import Model, ThinkingConfig, ToolSpec
+from loopwright.models.base import Model, ThinkingConfig, ToolSpec, context_window_of
 from loopwright.options import Options
 from loopwright.tools.base import Tool, ToolGate
 from loopwright.tools.structured_output import OutputFormat
@@ -37,7 +38,6 @@ class Agent:
     hooks: HookRunner | None = None
     # Where file tools may work without asking: the starting cwd and added dirs.
     working_dirs: tuple[Path, ...] = ()
-    window: int = 128_000
     compaction: CompactionSettings = field(default_factory=CompactionSettings)
     # The run must end with a valid call of the StructuredOutput tool.
     output_format: OutputFormat | None = None
@@ -66,11 +66,24 @@ class Agent:
         ]
 
     @property
+    def window(self) -> int:
+        """The context window, derived from the model every time (never a stored copy that
+        a handoff, a subagent's own model or set_model could leave stale)."""
+        return window_of(self.model, self.options)
+
+    @property
     def permission_mode(self) -> PermissionMode:
         return self.gate.mode
 
     def thinking(self) -> ThinkingConfig | None:
         return thinking_config(self.options.thinking)
+
+
+def window_of(model: Model, options: Options) -> int:
+    """The context window: the user's, else what the provider knows of its model ([1m]
+    variants, overrides in the model string), else the capabilities table. The one place
+    it is computed (an Agent's window, assembly's tool-search threshold)."""
+    return options.context_window or context_window_of(model) or context_window(model.name)
 
 
 def thinking_config(raw: ThinkingConfig | Mapping[str, Any] | None) -> ThinkingConfig | None:

@@ -18,7 +18,6 @@ from pathlib import Path
 from typing import Any
 
 from loopwright.context.compaction import CompactionSettings
-from loopwright.context.tokens import ContextMeter
 from loopwright.errors import ConfigurationError
 from loopwright.ids import check_id
 from loopwright.messages import SystemMessage, new_uuid
@@ -30,7 +29,7 @@ from loopwright.permissions.read_guard import ReadGuard
 from loopwright.permissions.rules import RuleSet
 from loopwright.sandbox import BwrapSandbox, SandboxSettings, masks_for_read_denials
 from loopwright.sandbox.deny_masks import FloatingMasks
-from loopwright.session.agent import Agent
+from loopwright.session.agent import Agent, window_of
 from loopwright.session.approvals import approval_rules, take_approvals
 from loopwright.session.checkpoints import FileCheckpoints
 from loopwright.session.config_check import rule_problems, settings_key_problems
@@ -43,9 +42,12 @@ from loopwright.session.extensions import (
     add_structured_output,
 )
 from loopwright.session.permission_gate import build_permission_gate
-from loopwright.session.resolve import resolve_model, resolve_tools, window_of, with_retries
-from loopwright.session.session import CountingModel, Session, aclose_each
+from loopwright.session.resolve import resolve_model, resolve_tools, with_retries
+from loopwright.session.session import CountingModel, Session, aclose_each, meter_for
+from loopwright.session.spend import require_price_for_budget
 from loopwright.sessions import (
+    SessionError,
+    SessionStore,
     latest_session,
     loopwright_home,
     open_store,
@@ -132,6 +134,7 @@ def _base(options: Options) -> _Base:
     provider = resolve_model(options.model)
     # A setting the provider cannot send fails here, not on the first request.
     check_provider_settings(provider, options.model_settings, options.server_tools)
+    require_price_for_budget(options.max_budget_usd, options.task_budget, provider.name)
     session_id = options.session_id or new_uuid()
     gate = _gate(options, cwd, settings, session_id)
     reasoning_ignored = getattr(provider, "supports_reasoning", True) is False and (
@@ -266,13 +269,14 @@ async def open_session(options: Options) -> Session:
         # MCP servers may already be running.
         await aclose_each(*state.resources.values(), base.model)
         raise
+    agent = _agent(options, base, draft)
     session = Session(
-        agent=_agent(options, base, draft),
+        agent=agent,
         session_id=session_id,
         state=state,
         conversation=conversation,
         services=services,
-        meter=ContextMeter(draft.window),
+        meter=meter_for(agent),
         checkpoints=FileCheckpoints() if options.enable_file_checkpointing else None,
     )
     conversation.snapshot = session.snapshot
@@ -322,7 +326,6 @@ def _agent(options: Options, base: _Base, draft: AgentDraft) -> Agent:
         gate=base.gate,
         hooks=base.gate.hooks,
         working_dirs=base.gate.policy.working_dirs or (base.cwd,),
-        window=draft.window,
         compaction=CompactionSettings(
             threshold=options.compaction_threshold,
             instructions=compact_instructions(settings.memory) if settings else None,
@@ -392,6 +395,8 @@ async def _open_transcript(
     if resume_id is None and options.continue_conversation:
         resume_id = await latest_session(store, base.cwd)
     if resume_id is None:
+        if options.session_id is not None:
+            await _refuse_existing_id(store, options.session_id)
         opened = await start_stored_session(store, base.session_id, base.cwd)
     else:
         opened = await resume_session(
@@ -413,6 +418,17 @@ async def _open_transcript(
         owns_store=options.session_store is None or isinstance(options.session_store, str),
     )
     return conversation, opened.session_id, opened.restored
+
+
+async def _refuse_existing_id(store: SessionStore, session_id: str) -> None:
+    """A session id names one conversation: a new session under an id that exists would
+    start a second conversation in its transcript, and hide the first from show/resume."""
+    if await store.load(session_id):
+        raise SessionError(
+            f"a session with id {session_id!r} already exists; to continue it, resume it "
+            f"(resume={session_id!r}, or --resume {session_id}); to branch from it, fork it "
+            "(add fork_session=True / --fork-session); or give a new id for a new session"
+        )
 
 
 def _restore(session: Session, restored: RestoredSession) -> None:

@@ -5,14 +5,14 @@ from __future__ import annotations
 
 import dataclasses
 
-from loopwright.context.tokens import ContextMeter
 from loopwright.models.settings import ModelSettings
 from loopwright.options import AgentDefinition
 from loopwright.permissions.modes import subagent_modes
 from loopwright.permissions.policy import PermissionPolicy
 from loopwright.session.agent import Agent
 from loopwright.session.resolve import resolve_model, with_retries
-from loopwright.session.session import Session
+from loopwright.session.session import Session, meter_for
+from loopwright.session.spend import require_price_for_budget
 from loopwright.subagents.tool import RUN_SUBAGENT_SERVICE, narrow_tools
 from loopwright.tools.base import SessionState, Tool
 from loopwright.tools.structured_output import STRUCTURED_OUTPUT_TOOL_NAME
@@ -34,7 +34,7 @@ def child_session(
         state=SessionState(cwd=parent.state.cwd, resources=parent.state.resources),
         spend=parent.spend.child(),
         services={k: v for k, v in parent.services.items() if k != RUN_SUBAGENT_SERVICE},
-        meter=ContextMeter(parent.agent.window),
+        meter=meter_for(agent),  # the subagent's own model decides its window
         parent=parent,
         checkpoints=parent.checkpoints,
     )
@@ -46,9 +46,10 @@ def _child_agent(
     own = parent.agent
     tools, deferred = _child_tools(own, definition)
     model = own.model
+    budget = own.options.max_budget_usd
     if definition.model not in (None, "inherit"):
         model = with_retries(resolve_model(definition.model), own.options)
-    budget = own.options.max_budget_usd
+        require_price_for_budget(budget, own.options.task_budget, model.name)
     spent = parent.spend.run.cost_usd
     if budget is not None and spent is not None:
         budget = max(0.0, budget - spent)  # what the parent has left, not a fresh budget

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from loopwright.context.tokens import context_window
 from loopwright.errors import ConfigurationError
 from loopwright.models.base import Model
 from loopwright.options import Options
@@ -33,17 +32,6 @@ def resolve_model(spec: str | Model | None) -> Model:
     from loopwright.models.registry import resolve_model as resolve_from_registry
 
     return resolve_from_registry(spec)
-
-
-def window_of(model: Model, options: Options) -> int:
-    """The context window: the user's, else what the provider knows of its model ([1m]
-    variants, overrides in the model string), else the capabilities table."""
-    known = getattr(model, "context_window", None)
-    return (
-        options.context_window
-        or (known if isinstance(known, int) else None)
-        or (context_window(model.name))
-    )
 
 
 def resolve_tools(

@@ -19,7 +19,7 @@ from loopwright.context.tokens import ContextMeter
 from loopwright.hooks.payloads import hook_messages, hook_payload
 from loopwright.hooks.runner import HookEvent, HookOutcome
 from loopwright.messages import Message
-from loopwright.models.base import Model, ModelEvent, ModelRequest, ModelResponse
+from loopwright.models.base import Model, ModelEvent, ModelRequest, ModelResponse, ModelWrapper
 from loopwright.session.agent import Agent
 from loopwright.session.checkpoints import FileCheckpoints
 from loopwright.session.conversation import Conversation
@@ -30,6 +30,11 @@ from loopwright.tools.base import SessionState
 from loopwright.types import ApprovalDecision
 
 VERSION = "0.1.0"
+
+
+def meter_for(agent: Agent) -> ContextMeter:
+    """The token meter of a session whose agent is ``agent``: sized by its model's window."""
+    return ContextMeter(agent.window)
 
 
 @dataclass(slots=True, kw_only=True)
@@ -64,9 +69,11 @@ class Session:
     approvals: dict[str, ApprovalDecision] = field(default_factory=dict[str, ApprovalDecision])
 
     def use_agent(self, agent: Agent) -> None:
-        """From the next request on, this Agent talks (a handoff, a new model)."""
+        """From the next request on, this Agent talks (a handoff, a new model). Another
+        model brings its own window, and the last provider count no longer applies."""
         if agent.model is not self.agent.model:
             self.retired_models.append(self.agent.model)
+            self.meter = meter_for(agent)
         self.agent = agent
 
     def checkpoint(self, prompt_uuid: str) -> None:
@@ -142,15 +149,18 @@ async def aclose_each(*objects: object) -> None:
             await closer()
 
 
-class CountingModel:
+class CountingModel(ModelWrapper):
     """The session's current model for tools' own calls, with their usage counted."""
 
     def __init__(self, session: Session) -> None:
         self._session = session
 
     @property
-    def name(self) -> str:
-        return self._session.agent.model.name
+    def wrapped(self) -> Model:
+        return self._session.agent.model  # whichever model talks now (handoffs, set_model)
+
+    async def aclose(self) -> None:
+        """Nothing: the session closes its own models when it ends."""
 
     async def stream(self, request: ModelRequest) -> AsyncIterator[ModelEvent]:
         async for event in self._session.agent.model.stream(request):

@@ -9,7 +9,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from loopwright.cost import add_costs, cost_of
+from loopwright.cost import add_costs, cost_of, price_of
+from loopwright.errors import ConfigurationError
 from loopwright.messages import Usage
 
 
@@ -86,3 +87,22 @@ class Spend:
 
     def add_turn(self) -> None:
         self.turns += 1
+
+
+def require_price_for_budget(
+    max_budget_usd: float | None, task_budget: int | None, model_name: str
+) -> None:
+    """A dollar budget on a model without a known price would never stop anything (its
+    cost is unknown, not zero): refuse to start, unless a token budget (``task_budget``)
+    is there to hold the run instead."""
+    if max_budget_usd is None or task_budget is not None or price_of(model_name) is not None:
+        return
+    raise ConfigurationError(
+        f"max_budget_usd={max_budget_usd:g} cannot be enforced: no price is known for model "
+        f"{model_name!r}, so its cost is unknown. Give its price in US dollars per million "
+        "tokens — in the model string (e.g. openai-chat:"
+        f"{model_name}?base_url=…&input_price=0.3&output_price=1.2) or with "
+        f"loopwright.register_price({model_name!r}, ModelPrice(input=…, output=…, "
+        "cache_read=…, cache_write=…)) — or cap tokens instead with task_budget "
+        "(the run then counts against that token budget)."
+    )

@@ -99,7 +99,7 @@ def _render_answers(questions: list[dict[str, Any]], answers: dict[str, Any]) ->
 class AskUserQuestionTool:
     name: str = "AskUserQuestion"
     description: str = ASK_DESCRIPTION
-    input_schema: dict[str, Any] = field(default_factory=lambda: dict(ASK_SCHEMA))
+    input_schema: dict[str, Any] = field(default_factory=lambda: ASK_SCHEMA)
     read_only: bool = False
 
     async def call(self, input: dict[str, Any], ctx: ToolContext) -> ToolResult:

@@ -96,6 +96,64 @@ class Tool(Protocol):
     async def call(self, input: dict[str, Any], ctx: ToolContext) -> ToolResult: ...
 
 
+def timeout_of(tool: Tool) -> float | None:
+    """The tool's own time limit in seconds (``timeout_seconds``), None for the session's."""
+    own = getattr(tool, "timeout_seconds", None)  # optional member: most tools have none
+    if isinstance(own, bool) or not isinstance(own, int | float) or own <= 0:
+        return None
+    return float(own)
+
+
+def idempotent_of(tool: Tool) -> bool | None:
+    """Whether the tool says it is safe to run twice (``idempotent``), None if it says nothing."""
+    own = getattr(tool, "idempotent", None)  # optional member, like timeout_seconds
+    return own if isinstance(own, bool) else None
+
+
+class ToolWrapper:
+    """The base of every tool that wraps another (guardrails, a compat layer's run, durable
+    steps): each member of the interface is passed on, so a wrapper cannot drop one.
+
+    ``input_schema`` is the wrapped tool's own object, not a copy: the executor keeps a
+    compiled validator per schema object, and a fresh dict per access would compile (and
+    keep) a new one on every call. Subclasses provide ``wrapped`` and override what they
+    change — usually only ``call``.
+    """
+
+    __slots__ = ()
+
+    @property
+    def wrapped(self) -> Tool:
+        raise NotImplementedError(f"{type(self).__name__} must say which tool it wraps")
+
+    @property
+    def name(self) -> str:
+        return self.wrapped.name
+
+    @property
+    def description(self) -> str:
+        return self.wrapped.description
+
+    @property
+    def input_schema(self) -> dict[str, Any]:
+        return self.wrapped.input_schema
+
+    @property
+    def read_only(self) -> bool:
+        return self.wrapped.read_only
+
+    @property
+    def timeout_seconds(self) -> float | None:
+        return timeout_of(self.wrapped)
+
+    @property
+    def idempotent(self) -> bool | None:
+        return idempotent_of(self.wrapped)
+
+    async def call(self, input: dict[str, Any], ctx: ToolContext) -> ToolResult:
+        return await self.wrapped.call(input, ctx)
+
+
 class Closeable(Protocol):
     """A session resource that must be released when the session ends."""
 

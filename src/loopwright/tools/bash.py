@@ -185,7 +185,7 @@ class BashTool:
 
     name: str = "Bash"
     description: str = BASH_DESCRIPTION
-    input_schema: dict[str, Any] = field(default_factory=lambda: dict(BASH_SCHEMA))
+    input_schema: dict[str, Any] = field(default_factory=lambda: BASH_SCHEMA)
     read_only: bool = False
     max_output_file_bytes: int = MAX_OUTPUT_FILE_BYTES
 

@@ -17,6 +17,7 @@ import signal
 from pathlib import Path
 from typing import IO, Any, Protocol
 
+from loopwright import processes
 from loopwright.tools.git_discovery import pinned_git_env
 
 # How long a group gets between SIGTERM and SIGKILL.
@@ -87,13 +88,15 @@ async def spawn_shell(
         )
     )
     try:
-        return await asyncio.shield(starting)
+        process = await asyncio.shield(starting)
     except asyncio.CancelledError:
         # The child may already be running (it can even have done work) when the await is
         # cancelled: finish starting it, then kill its group, so nothing is left behind.
         with contextlib.suppress(Exception):
             await kill_process_group(await starting)
         raise
+    processes.track(process.pid)  # ended with the session, or when this process ends
+    return process
 
 
 def signal_group(pgid: int, signum: int) -> bool:
@@ -141,6 +144,7 @@ async def kill_process_group(process: asyncio.subprocess.Process) -> None:
         signal_group(pgid, signal.SIGKILL)
         raise
     signal_group(pgid, signal.SIGKILL)
+    processes.forget(pgid)
     await asyncio.shield(process.wait())
 
 

@@ -144,7 +144,7 @@ class EditTool:
 
     name: str = "Edit"
     description: str = EDIT_DESCRIPTION
-    input_schema: dict[str, Any] = field(default_factory=lambda: dict(EDIT_SCHEMA))
+    input_schema: dict[str, Any] = field(default_factory=lambda: EDIT_SCHEMA)
     read_only: bool = False
 
     async def call(self, input: dict[str, Any], ctx: ToolContext) -> ToolResult:

@@ -12,6 +12,7 @@ whatever happens.
 from __future__ import annotations
 
 import asyncio
+from collections import OrderedDict
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -19,7 +20,14 @@ from typing import Any
 from loopwright import telemetry
 from loopwright.errors import ToolInputError
 from loopwright.messages import ImageBlock, TextBlock, ToolResultBlock, ToolUseBlock
-from loopwright.tools.base import GateDecision, Tool, ToolContext, ToolGate, ToolResult
+from loopwright.tools.base import (
+    GateDecision,
+    Tool,
+    ToolContext,
+    ToolGate,
+    ToolResult,
+    timeout_of,
+)
 from loopwright.tools.input_checks import input_problem, raw_input_problem
 from loopwright.tools.output_text import sendable
 from loopwright.tools.spill import spill_text
@@ -107,20 +115,35 @@ def input_rejection(tool: Tool, name: str, input: dict[str, Any]) -> str | None:
 
 
 # Compiled validators by schema identity; the schema is kept so its id cannot be reused.
-_VALIDATORS: dict[int, tuple[dict[str, Any], Any]] = {}
+# Bounded (least recently used goes first): tools made per session (MCP servers, compat
+# layers) bring new schema objects, and a process serving sessions for days must not keep
+# one validator per session. Wrappers pass on the wrapped schema object (ToolWrapper), so
+# a session's tools hit the same entries call after call.
+MAX_CACHED_VALIDATORS = 256
+_VALIDATORS: OrderedDict[int, tuple[dict[str, Any], Any]] = OrderedDict()
 
 
 def _validator(schema: dict[str, Any]) -> Any:
-    cached = _VALIDATORS.get(id(schema))
+    key = id(schema)
+    cached = _VALIDATORS.get(key)
     if cached is not None and cached[0] is schema:
+        _VALIDATORS.move_to_end(key)
         return cached[1]
     from jsonschema import validators
 
     validator_class = validators.validator_for(schema)
     validator_class.check_schema(schema)
     validator = validator_class(schema)
-    _VALIDATORS[id(schema)] = (schema, validator)
+    _VALIDATORS[key] = (schema, validator)
+    _VALIDATORS.move_to_end(key)
+    while len(_VALIDATORS) > MAX_CACHED_VALIDATORS:
+        _VALIDATORS.popitem(last=False)
     return validator
+
+
+def cached_validators() -> int:
+    """How many compiled validators the cache holds (for soak tests and benchmarks)."""
+    return len(_VALIDATORS)
 
 
 def batches(prepared: Sequence[Prepared]) -> list[list[Prepared]]:
@@ -266,7 +289,7 @@ def _result_text(result: ToolResult) -> str:
 async def _invoke(
     tool: Tool, input: dict[str, Any], ctx: ToolContext, default_timeout: float
 ) -> ToolResult:
-    timeout = getattr(tool, "timeout_seconds", None) or default_timeout
+    timeout = timeout_of(tool) or default_timeout
     try:
         async with asyncio.timeout(timeout):
             return await tool.call(input, ctx)

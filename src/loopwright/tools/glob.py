@@ -126,7 +126,7 @@ class GlobTool:
 
     name: str = "Glob"
     description: str = GLOB_DESCRIPTION
-    input_schema: dict[str, Any] = field(default_factory=lambda: dict(GLOB_SCHEMA))
+    input_schema: dict[str, Any] = field(default_factory=lambda: GLOB_SCHEMA)
     read_only: bool = True
 
     async def call(self, input: dict[str, Any], ctx: ToolContext) -> ToolResult:

@@ -112,17 +112,21 @@ class GlobMatcher:
     ``**`` anywhere but at the start are matched segment by segment with memoisation, so
     no pattern backtracks exponentially (a plain regex did, for minutes, on ``**/**/…``)."""
 
-    def __init__(self, pattern: str) -> None:
+    def __init__(self, pattern: str, *, braces: bool = True) -> None:
         self.pattern = pattern
         self._regexes: list[re.Pattern[str]] = []
         self._searches: list[_Segments] = []
-        for alternative in expand_braces(pattern):
+        # Every alternative segment by segment, for ``covers`` (compiled on first use).
+        self._texts: list[list[str | None]] = []
+        self._all: list[_Segments] | None = None
+        for alternative in expand_braces(pattern) if braces else [pattern]:
             segments: list[str | None] = []
             for segment in alternative.split("/"):
                 if segment != "**":
                     segments.append(_segment_regex(segment))
                 elif not segments or segments[-1] is not None:
                     segments.append(None)  # ``**/**`` is one ``**``
+            self._texts.append(segments)
             stars = segments.count(None)
             if stars == 0 or (stars == 1 and segments[0] is None and len(segments) > 1):
                 # One regex: segments cannot cross "/", so it backtracks only over where
@@ -147,8 +151,24 @@ class GlobMatcher:
         parts = path.split("/")
         return any(_match(segments, parts) for segments in self._searches)
 
+    def covers(self, path: str) -> bool:
+        """Whether the pattern matches ``path`` or one of its ancestors (gitignore: a
+        pattern that matches a directory covers everything inside it). One pass over the
+        segments, with no regex spanning ``/``: linear in the path, whatever the pattern."""
+        if not path:
+            return False
+        if self._all is None:
+            self._all = [
+                tuple(None if s is None else re.compile(s, re.DOTALL) for s in segments)
+                for segments in self._texts
+            ]
+        parts = path.split("/")
+        return any(_match(segments, parts, prefix=True) for segments in self._all)
 
-def _match(segments: _Segments, parts: list[str]) -> bool:
+
+def _match(segments: _Segments, parts: list[str], *, prefix: bool = False) -> bool:
+    """Segment-by-segment matching, each (pattern, path) position visited once. With
+    ``prefix``, matching some leading part of ``parts`` (an ancestor) is enough."""
     seen: set[tuple[int, int]] = set()
     stack = [(0, 0)]
     while stack:
@@ -157,7 +177,7 @@ def _match(segments: _Segments, parts: list[str]) -> bool:
             continue
         seen.add((pattern_index, part_index))
         if pattern_index == len(segments):
-            if part_index == len(parts):
+            if part_index == len(parts) or (prefix and part_index > 0):
                 return True
             continue
         segment = segments[pattern_index]

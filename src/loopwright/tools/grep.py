@@ -279,7 +279,7 @@ class GrepTool:
 
     name: str = "Grep"
     description: str = GREP_DESCRIPTION
-    input_schema: dict[str, Any] = field(default_factory=lambda: dict(GREP_SCHEMA))
+    input_schema: dict[str, Any] = field(default_factory=lambda: GREP_SCHEMA)
     read_only: bool = True
 
     async def call(self, input: dict[str, Any], ctx: ToolContext) -> ToolResult:

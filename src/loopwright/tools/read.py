@@ -232,7 +232,7 @@ class ReadTool:
 
     name: str = "Read"
     description: str = READ_DESCRIPTION
-    input_schema: dict[str, Any] = field(default_factory=lambda: dict(READ_SCHEMA))
+    input_schema: dict[str, Any] = field(default_factory=lambda: READ_SCHEMA)
     read_only: bool = True
 
     async def call(self, input: dict[str, Any], ctx: ToolContext) -> ToolResult:

@@ -83,7 +83,7 @@ def summary(todos: list[dict[str, Any]]) -> str:
 class TodoWriteTool:
     name: str = "TodoWrite"
     description: str = TODO_DESCRIPTION
-    input_schema: dict[str, Any] = field(default_factory=lambda: dict(TODO_SCHEMA))
+    input_schema: dict[str, Any] = field(default_factory=lambda: TODO_SCHEMA)
     read_only: bool = False
 
     async def call(self, input: dict[str, Any], ctx: ToolContext) -> ToolResult:

@@ -277,7 +277,7 @@ def _cut(text: str) -> str:
 class WebFetchTool:
     name: str = "WebFetch"
     description: str = WEB_FETCH_DESCRIPTION
-    input_schema: dict[str, Any] = field(default_factory=lambda: dict(WEB_FETCH_SCHEMA))
+    input_schema: dict[str, Any] = field(default_factory=lambda: WEB_FETCH_SCHEMA)
     read_only: bool = True
     # One deadline for the whole fetch: connecting, every redirect, every byte.
     fetch_timeout: float = TIMEOUT_SECONDS

@@ -69,7 +69,7 @@ class WriteTool:
 
     name: str = "Write"
     description: str = WRITE_DESCRIPTION
-    input_schema: dict[str, Any] = field(default_factory=lambda: dict(WRITE_SCHEMA))
+    input_schema: dict[str, Any] = field(default_factory=lambda: WRITE_SCHEMA)
     read_only: bool = False
 
     async def call(self, input: dict[str, Any], ctx: ToolContext) -> ToolResult:
