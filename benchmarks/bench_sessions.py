@@ -27,8 +27,8 @@ from loopwright.messages import (  # noqa: E402
     Usage,
     UserMessage,
 )
-from loopwright.sessions import JSONLStore, SessionRecorder, SQLiteStore, restore  # noqa: E402
-from loopwright.sessions.base import SessionStore, lock_for_writing  # noqa: E402
+from loopwright.stores import JSONLStore, SessionRecorder, SQLiteStore, restore  # noqa: E402
+from loopwright.stores.base import SessionStore, lock_for_writing  # noqa: E402
 from loopwright.testing import FunctionModel, text  # noqa: E402
 
 Row = tuple[str, str, str]

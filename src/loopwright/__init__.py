@@ -34,8 +34,8 @@ _EXPORTS: dict[str, str] = {
     "PermissionResultAllow": "loopwright.types",
     "PermissionResultDeny": "loopwright.types",
     "PermissionResultDefer": "loopwright.types",
-    "PendingCall": "loopwright.sessions.approvals",
-    "get_pending_approvals": "loopwright.sessions.api",
+    "PendingCall": "loopwright.stores.approvals",
+    "get_pending_approvals": "loopwright.stores.api",
     "Message": "loopwright.messages",
     "SystemMessage": "loopwright.messages",
     "AssistantMessage": "loopwright.messages",
@@ -208,8 +208,8 @@ if TYPE_CHECKING:
     from loopwright.models.base import Model, ModelRequest, ThinkingConfig
     from loopwright.options import AgentDefinition, ModelSettings, Options
     from loopwright.sandbox.bwrap import SandboxSettings
-    from loopwright.sessions.api import get_pending_approvals
-    from loopwright.sessions.approvals import PendingCall
+    from loopwright.stores.api import get_pending_approvals
+    from loopwright.stores.approvals import PendingCall
     from loopwright.subagents.handoffs import HandoffAgent, handoff
     from loopwright.tools.base import Tool, ToolContext, ToolResult, tool
     from loopwright.types import (

@@ -19,11 +19,11 @@ from loopwright.models.base import Model
 from loopwright.options import Options
 from loopwright.options.validation import check_permission_mode
 from loopwright.session.approvals import take_approvals
-from loopwright.session.assemble import open_session as assemble_session
+from loopwright.session.assemble import assemble_session
 from loopwright.session.extensions import MCP_RESOURCE
 from loopwright.session.session import Session
-from loopwright.sessions.approvals import PendingCall
-from loopwright.sessions.follow import attach_session
+from loopwright.stores.approvals import PendingCall
+from loopwright.stores.follow import attach_session
 from loopwright.types import ApprovalDecision, PermissionMode
 
 if TYPE_CHECKING:

@@ -15,7 +15,7 @@ from loopwright.messages import (
     ToolResultBlock,
     UserMessage,
 )
-from loopwright.sessions.api import open_store
+from loopwright.stores.api import open_store
 from loopwright.subagents.handoffs import HandoffAgent, handoff
 from loopwright.testing import ScriptedModel, TestModel, text, tool_call, tool_calls
 

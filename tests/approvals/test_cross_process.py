@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from loopwright import ToolResultBlock, UserMessage, get_pending_approvals
-from loopwright.sessions import get_session_messages, open_store
+from loopwright.stores import get_session_messages, open_store
 
 HELPER = str(Path(__file__).with_name("approver_process.py"))
 

@@ -21,7 +21,7 @@ from loopwright import (
 )
 from loopwright.hooks.runner import HookMatcher
 from loopwright.models.scripted import ScriptedModel, text, tool_call
-from loopwright.sessions import SQLiteStore, get_session_messages
+from loopwright.stores import SQLiteStore, get_session_messages
 from loopwright.types import ToolPermissionContext
 
 RUNS: list[str] = []

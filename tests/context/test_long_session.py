@@ -20,7 +20,7 @@ from loopwright.messages import (
     UserMessage,
 )
 from loopwright.models.base import ModelRequest
-from loopwright.sessions import check_pairing
+from loopwright.stores import check_pairing
 from loopwright.testing import FunctionModel, Step, text
 
 TASK = "Migrate every module under src/legacy/ to the new logging API; report what changed."

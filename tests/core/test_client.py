@@ -139,7 +139,7 @@ async def test_cancelling_the_consumer_still_answers_pending_calls(tmp_path: Pat
     pid_file = tmp_path / "child.pid"
     model = ScriptedModel([tool_call("Bash", command=f"sleep 60 & echo $! > {pid_file}; wait")])
     from loopwright.loop.run import agent_loop
-    from loopwright.session.assemble import open_session
+    from loopwright.session.assemble import assemble_session as open_session
 
     session = await open_session(
         Options(permission_mode="bypassPermissions", model=model, tools=["Bash"], cwd=tmp_path)

@@ -25,7 +25,7 @@ async def test_bad_thinking_option_ends_with_an_error_result() -> None:
 
 
 async def test_store_failure_ends_with_an_error_result(tmp_path: Path) -> None:
-    from loopwright.sessions.jsonl import JSONLStore
+    from loopwright.stores.jsonl import JSONLStore
 
     class FailingStore(JSONLStore):
         writes = 0

@@ -417,7 +417,7 @@ async def test_a_failing_gate_still_answers_every_call_and_ends_with_a_result() 
     import dataclasses
 
     from loopwright.loop.run import agent_loop
-    from loopwright.session.assemble import open_session
+    from loopwright.session.assemble import assemble_session as open_session
     from loopwright.tools.base import GateReport
 
     class BrokenGate:

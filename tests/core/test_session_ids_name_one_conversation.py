@@ -16,7 +16,7 @@ import yaml
 from loopwright import Client, Options, run
 from loopwright.context.compaction import SUMMARY_SYSTEM_PROMPT
 from loopwright.models.base import ModelRequest
-from loopwright.sessions import SessionError
+from loopwright.stores import SessionError
 from loopwright.testing import FunctionModel, ScriptedModel, text
 
 CLI = [sys.executable, "-m", "loopwright.cli.main"]

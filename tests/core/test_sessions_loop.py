@@ -25,7 +25,7 @@ from loopwright.messages import (
     UserMessage,
 )
 from loopwright.models.base import ModelRequest
-from loopwright.sessions import JSONLStore, check_pairing, get_session_messages
+from loopwright.stores import JSONLStore, check_pairing, get_session_messages
 from loopwright.testing import FunctionModel, ScriptedModel, Step, text, tool_call
 
 CLI = [sys.executable, "-m", "loopwright.cli.main"]

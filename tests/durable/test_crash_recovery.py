@@ -28,7 +28,7 @@ pytest.importorskip(
 )
 
 from loopwright.messages import Message, ToolResultBlock, UserMessage
-from loopwright.sessions import JSONLStore, check_pairing, restore
+from loopwright.stores import JSONLStore, check_pairing, restore
 
 WORKER = Path(__file__).with_name("crash_worker.py")
 

@@ -28,8 +28,8 @@ pytest.importorskip(
 psycopg = pytest.importorskip("psycopg", reason="psycopg 3 is missing: pip install psycopg")
 
 from loopwright.messages import AssistantMessage, Message, ToolResultBlock, UserMessage  # noqa: E402
-from loopwright.sessions import check_pairing, restore  # noqa: E402
-from loopwright.sessions.postgres import PostgresStore  # noqa: E402
+from loopwright.stores import check_pairing, restore  # noqa: E402
+from loopwright.stores.postgres import PostgresStore  # noqa: E402
 
 SESSIONS = 30
 SCRIPT = """\

@@ -8,7 +8,7 @@ from pathlib import Path
 from loopwright import Options, run
 from loopwright.durable import follow_session
 from loopwright.messages import AssistantMessage, Message, ResultMessage, Usage, UserMessage
-from loopwright.sessions import SQLiteStore, message_entry
+from loopwright.stores import SQLiteStore, message_entry
 from loopwright.testing import ScriptedModel, text, tool_call
 from loopwright.tools.base import tool
 

@@ -13,7 +13,7 @@ import pytest
 from loopwright import Options, query
 from loopwright.messages import ToolResultBlock, UserMessage
 from loopwright.sandbox import BwrapSandbox, SandboxSettings
-from loopwright.sessions import loopwright_home, project_key
+from loopwright.stores import loopwright_home, project_key
 from loopwright.testing import ScriptedModel, text, tool_call
 from loopwright.tools.base import SessionState, ToolContext
 from loopwright.tools.bash import BashTool

@@ -9,9 +9,9 @@ import pytest
 from error_advice import assert_says_what_to_do
 from loopwright import Options, run
 from loopwright.ids import InvalidIdError, check_id
-from loopwright.sessions import SessionError
-from loopwright.sessions.jsonl import JSONLStore
-from loopwright.sessions.sqlite import SQLiteStore
+from loopwright.stores import SessionError
+from loopwright.stores.jsonl import JSONLStore
+from loopwright.stores.sqlite import SQLiteStore
 from loopwright.testing import ScriptedModel, text
 
 BAD_IDS = {

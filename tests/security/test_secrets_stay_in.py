@@ -13,7 +13,7 @@ from loopwright import Options, run
 from loopwright.mcp import McpManager
 from loopwright.messages import SystemMessage
 from loopwright.redact import redact_text, redact_url
-from loopwright.sessions import open_store
+from loopwright.stores import open_store
 from loopwright.testing import ScriptedModel, text
 
 URLS = {

@@ -23,7 +23,7 @@ from loopwright.client import query
 from loopwright.errors import ConfigurationError, LoopwrightError
 from loopwright.messages import ResultMessage
 from loopwright.options import Options
-from loopwright.sessions import PendingCall, get_pending_approvals, list_sessions, open_store
+from loopwright.stores import PendingCall, get_pending_approvals, list_sessions, open_store
 from loopwright.types import ApprovalDecision, PermissionResultAllow, PermissionResultDeny
 
 EXIT_ERROR = 1

@@ -39,7 +39,7 @@ from loopwright.errors import ConfigurationError, LoopwrightError
 from loopwright.messages import ResultMessage
 from loopwright.options import Options
 from loopwright.private_files import create_private_file
-from loopwright.sessions import loopwright_home, open_store
+from loopwright.stores import loopwright_home, open_store
 
 EXIT_USAGE = 2
 EXIT_SOME_FAILED = 1

@@ -23,7 +23,7 @@ from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
 from prompt_toolkit.output.defaults import create_output
 
 from loopwright.private_files import create_private_file
-from loopwright.sessions.base import loopwright_home
+from loopwright.stores.base import loopwright_home
 
 HISTORY_FILE_NAME = "repl_history"
 

@@ -20,8 +20,8 @@ from rich.markup import escape
 from loopwright.cli.render import Renderer
 from loopwright.cli.terminal_text import visible_line
 from loopwright.messages import Message, ResultMessage, SystemMessage
-from loopwright.sessions import SessionStore, get_session_messages, list_sessions, open_store
-from loopwright.sessions.transcript import restore
+from loopwright.stores import SessionStore, get_session_messages, list_sessions, open_store
+from loopwright.stores.transcript import restore
 
 SHOWN_MESSAGES = 12  # the tail of a long conversation shown on resume
 PICKER_SIZE = 10

@@ -24,8 +24,8 @@ from rich.markup import escape
 from loopwright.cli.terminal_text import visible_line
 from loopwright.options import Options
 from loopwright.private_files import FILE_MODE, make_private_dirs
-from loopwright.sessions.base import loopwright_home
 from loopwright.settings.checkout_trust import CheckoutCapabilities, checkout_capabilities
+from loopwright.stores.base import loopwright_home
 
 TRUST_FILE_NAME = "trusted_folders.json"
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 import os
 
 from loopwright.errors import ConfigurationError
-from loopwright.sessions import SessionStore, latest_session, list_sessions, open_store
-from loopwright.sessions.base import SessionInfo
+from loopwright.stores import SessionStore, latest_session, list_sessions, open_store
+from loopwright.stores.base import SessionInfo
 
 
 def _matches(infos: list[SessionInfo], prefix: str) -> list[str]:

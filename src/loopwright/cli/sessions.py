@@ -23,14 +23,14 @@ from loopwright.cli.session_ids import resolve_session_id
 from loopwright.cli.terminal_text import visible, visible_line
 from loopwright.cli.viewer import build_timeline, render_session_html
 from loopwright.errors import ConfigurationError, LoopwrightError
-from loopwright.sessions import (
+from loopwright.stores import (
     SessionInfo,
     SessionNotFoundError,
     get_pending_approvals,
     list_sessions,
     open_store,
 )
-from loopwright.sessions.whole_history import whole_history
+from loopwright.stores.whole_history import whole_history
 from loopwright.tools.spill import remove_session_outputs
 
 

@@ -32,9 +32,9 @@ from loopwright.messages import (
     UserMessage,
     message_from_dict,
 )
-from loopwright.sessions import Entry
-from loopwright.sessions.approvals import ANSWERED_SUBTYPE, PENDING_SUBTYPE, PendingBatch
-from loopwright.sessions.transcript import chain
+from loopwright.stores import Entry
+from loopwright.stores.approvals import ANSWERED_SUBTYPE, PENDING_SUBTYPE, PendingBatch
+from loopwright.stores.transcript import chain
 
 
 def escape(text: str) -> str:

@@ -31,7 +31,7 @@ RESPONSE_PREFIX = "resp_"
 async def conversation_of(response_id: str) -> list[dict[str, Any]]:
     """The conversation a run ended with, read back from its stored session: the
     response id names the session, so it works in any process that shares the store."""
-    from loopwright.sessions import SessionError, get_session_messages
+    from loopwright.stores import SessionError, get_session_messages
 
     session_id = response_id.removeprefix(RESPONSE_PREFIX)
     try:

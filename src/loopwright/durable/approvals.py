@@ -24,8 +24,8 @@ from dbos import DBOS, DBOSClient, EnqueueOptions
 
 from loopwright.errors import ApprovalError
 from loopwright.options import Options
-from loopwright.sessions import open_store, restore
-from loopwright.sessions.approvals import PendingCall
+from loopwright.stores import open_store, restore
+from loopwright.stores.approvals import PendingCall
 from loopwright.types import ApprovalDecision, PermissionResultAllow
 
 from .session import (

@@ -28,7 +28,7 @@ from loopwright.loop.run import agent_loop
 from loopwright.messages import ResultMessage, Usage, UserMessage
 from loopwright.options import Options
 from loopwright.session.assemble import resolve_model
-from loopwright.sessions import open_store
+from loopwright.stores import open_store
 
 from .model import DurableModel
 from .settings import worker_settings

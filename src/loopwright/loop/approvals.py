@@ -21,7 +21,7 @@ from loopwright.messages import AssistantMessage, ContentBlock, Message, ToolUse
 from loopwright.permissions.gate import PermissionGate
 from loopwright.permissions.rules import RuleSet
 from loopwright.session.session import Session
-from loopwright.sessions.approvals import PendingBatch, PendingCall, answered_record
+from loopwright.stores.approvals import PendingBatch, PendingCall, answered_record
 from loopwright.tools.base import GateDecision, GateReport, Tool, ToolContext, ToolGate, ToolResult
 from loopwright.types import (
     ApprovalDecision,

@@ -9,7 +9,7 @@ from loopwright.loop.steps import Finish, RunState, result_message
 from loopwright.loop.work import interruptible
 from loopwright.messages import Message, SystemMessage, UserMessage
 from loopwright.session.session import Session
-from loopwright.sessions.recorder import CompactTrigger
+from loopwright.stores.recorder import CompactTrigger
 
 
 def manual_compact_focus(prompt: UserMessage) -> str | None:

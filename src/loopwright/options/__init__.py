@@ -19,7 +19,7 @@ if TYPE_CHECKING:  # import cost only (MCP, the sandbox, stores load when a sess
     from loopwright.mcp.config import McpServerConfig
     from loopwright.mcp.host import ElicitationHandler
     from loopwright.sandbox.bwrap import SandboxSettings
-    from loopwright.sessions.base import SessionStore
+    from loopwright.stores.base import SessionStore
     from loopwright.tools.structured_output import OutputFormat
     from loopwright.tools.web_search import SearchBackend
 

@@ -40,7 +40,7 @@ from loopwright.sandbox.deny_masks import FloatingMasks
 from loopwright.sandbox.host_support import ISOLATION_FLAGS, check_available, find_bwrap
 from loopwright.sandbox.proxy import DomainProxy
 from loopwright.sandbox.quarantine import ProtectedPathsWatch
-from loopwright.sessions.base import loopwright_home
+from loopwright.stores.base import loopwright_home
 
 __all__ = [
     "DEFAULT_ENV_ALLOWLIST",

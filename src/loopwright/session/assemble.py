@@ -45,17 +45,6 @@ from loopwright.session.permission_gate import build_permission_gate
 from loopwright.session.resolve import resolve_model, resolve_tools, with_retries
 from loopwright.session.session import CountingModel, Session, aclose_each, meter_for
 from loopwright.session.spend import require_price_for_budget
-from loopwright.sessions import (
-    SessionError,
-    SessionStore,
-    latest_session,
-    loopwright_home,
-    open_store,
-    project_key,
-    resume_session,
-)
-from loopwright.sessions import start_session as start_stored_session
-from loopwright.sessions.transcript import RestoredSession
 from loopwright.settings.load import (
     CHECKOUT_SOURCES,
     SETTING_SOURCES,
@@ -63,6 +52,17 @@ from loopwright.settings.load import (
     find_project_root,
     load_settings,
 )
+from loopwright.stores import (
+    SessionError,
+    SessionStore,
+    latest_session,
+    loopwright_home,
+    open_store,
+    project_key,
+    resume_session,
+    start_transcript,
+)
+from loopwright.stores.transcript import RestoredSession
 from loopwright.tools.base import READ_GUARD_SERVICE, SessionState
 from loopwright.tools.command_wrapper import CommandWrapper
 from loopwright.tools.web_address import WEB_FETCH_GUARD_SERVICE, WebFetchGuard
@@ -247,7 +247,7 @@ def compact_instructions(memory: str) -> str | None:
     return match.group(1).strip() or None if match else None
 
 
-async def open_session(options: Options) -> Session:
+async def assemble_session(options: Options) -> Session:
     """Options in, a Session out: its Agent built, extensions started, transcript opened."""
     base = _base(options)
     state = SessionState(cwd=base.cwd)
@@ -397,7 +397,7 @@ async def _open_transcript(
     if resume_id is None:
         if options.session_id is not None:
             await _refuse_existing_id(store, options.session_id)
-        opened = await start_stored_session(store, base.session_id, base.cwd)
+        opened = await start_transcript(store, base.session_id, base.cwd)
     else:
         opened = await resume_session(
             store,

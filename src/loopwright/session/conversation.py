@@ -20,10 +20,10 @@ from loopwright.messages import (
     ToolResultBlock,
     UserMessage,
 )
-from loopwright.sessions import SessionRecorder
-from loopwright.sessions.base import SessionStore, WriterLock
-from loopwright.sessions.recorder import CompactTrigger
-from loopwright.sessions.transcript import StateSnapshot
+from loopwright.stores import SessionRecorder
+from loopwright.stores.base import SessionStore, WriterLock
+from loopwright.stores.recorder import CompactTrigger
+from loopwright.stores.transcript import StateSnapshot
 
 
 class TranscriptWriteError(Exception):

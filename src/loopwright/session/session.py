@@ -24,8 +24,8 @@ from loopwright.session.agent import Agent
 from loopwright.session.checkpoints import FileCheckpoints
 from loopwright.session.conversation import Conversation
 from loopwright.session.spend import Spend
-from loopwright.sessions.approvals import PendingBatch
-from loopwright.sessions.transcript import StateSnapshot
+from loopwright.stores.approvals import PendingBatch
+from loopwright.stores.transcript import StateSnapshot
 from loopwright.tools.base import SessionState
 from loopwright.types import ApprovalDecision
 

@@ -25,10 +25,10 @@ from loopwright.messages import (
     ToolUseBlock,
     UserMessage,
 )
-from loopwright.sessions.base import SessionBusyError, SessionStore, lock_for_writing
-from loopwright.sessions.entries import Entry, meta_entry
-from loopwright.sessions.recorder import SessionRecorder, fork_session
-from loopwright.sessions.transcript import restore
+from loopwright.stores.base import SessionBusyError, SessionStore, lock_for_writing
+from loopwright.stores.entries import Entry, meta_entry
+from loopwright.stores.recorder import SessionRecorder, fork_session
+from loopwright.stores.transcript import restore
 
 StoreFactory = Callable[[], SessionStore | Awaitable[SessionStore]]
 Check = Callable[[SessionStore], Awaitable[None]]

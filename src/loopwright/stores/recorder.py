@@ -3,7 +3,7 @@
 The loop owns one :class:`SessionRecorder` per session. It links every entry to the
 previous one (``parent_uuid``), which is what lets :func:`restore` follow branches.
 
-One writer per session: :func:`start_session` and :func:`resume_session` lock the session
+One writer per session: :func:`start_transcript` and :func:`resume_session` lock the session
 they will write (``lock_for_writing``) before touching it, and the returned
 :class:`OpenedSession` holds that lock until :meth:`OpenedSession.release`. A second
 writer gets :class:`SessionBusyError` saying to wait or to fork; it is never silently
@@ -26,7 +26,7 @@ from loopwright.messages import (
     Usage,
     new_uuid,
 )
-from loopwright.sessions.base import (
+from loopwright.stores.base import (
     NoWriterLock,
     SessionBusyError,
     SessionNotFoundError,
@@ -35,8 +35,8 @@ from loopwright.sessions.base import (
     lock_for_writing,
     project_key,
 )
-from loopwright.sessions.entries import Entry, message_entry, meta_entry
-from loopwright.sessions.transcript import RestoredSession, StateSnapshot, chain, restore
+from loopwright.stores.entries import Entry, message_entry, meta_entry
+from loopwright.stores.transcript import RestoredSession, StateSnapshot, chain, restore
 
 CompactTrigger = Literal["manual", "auto"]
 
@@ -151,7 +151,7 @@ class OpenedSession:
             self.lock.release()
 
 
-async def start_session(
+async def start_transcript(
     store: SessionStore, session_id: str, cwd: str | os.PathLike[str], **meta: Any
 ) -> OpenedSession:
     """A new session, locked for writing; its first entry records the cwd (the project).

@@ -18,14 +18,14 @@ import pytest
 
 from loopwright import Client, Options, query
 from loopwright.messages import ResultMessage, TextBlock, UserMessage
-from loopwright.sessions import (
+from loopwright.stores import (
     JSONLStore,
     SessionBusyError,
     delete_session,
     list_sessions,
     rename_session,
     resume_session,
-    start_session,
+    start_transcript,
 )
 from loopwright.testing import ScriptedModel, text
 
@@ -165,7 +165,7 @@ async def test_renaming_or_deleting_a_session_in_use_is_refused(tmp_path: Path) 
 
 async def test_readers_never_lock_or_change_a_session_being_written(tmp_path: Path) -> None:
     store = JSONLStore(tmp_path / "home", cwd=tmp_path)
-    opened = await start_session(store, "live", tmp_path)
+    opened = await start_transcript(store, "live", tmp_path)
     await opened.recorder.message(UserMessage("hello"))
     path = store.path_of("live")
     assert path is not None
@@ -185,10 +185,10 @@ async def test_a_writer_that_dies_leaves_the_session_resumable(tmp_path: Path) -
     script = f"""
         import asyncio, os, signal
         from loopwright.messages import UserMessage
-        from loopwright.sessions import JSONLStore, start_session
+        from loopwright.stores import JSONLStore, start_transcript
 
         async def main():
-            opened = await start_session(JSONLStore({str(home)!r}, cwd="/p"), "dies", "/p")
+            opened = await start_transcript(JSONLStore({str(home)!r}, cwd="/p"), "dies", "/p")
             await opened.recorder.message(UserMessage("about to crash"))
             os.kill(os.getpid(), signal.SIGKILL)
 
@@ -208,8 +208,8 @@ async def test_a_writer_that_dies_leaves_the_session_resumable(tmp_path: Path) -
 _INTRUDER = """
 import asyncio, json, os, sys
 from pathlib import Path
-from loopwright.sessions import JSONLStore, SessionBusyError, resume_session
-from loopwright.sessions.entries import meta_entry
+from loopwright.stores import JSONLStore, SessionBusyError, resume_session
+from loopwright.stores.entries import meta_entry
 
 home, session_id, stop = sys.argv[1], sys.argv[2], Path(sys.argv[3])
 
@@ -242,7 +242,7 @@ asyncio.run(main())
 async def test_a_second_process_cannot_write_a_session_being_written(tmp_path: Path) -> None:
     home, stop = tmp_path / "home", tmp_path / "stop"
     store = JSONLStore(home, cwd="/p")
-    opened = await start_session(store, "busy", "/p")
+    opened = await start_transcript(store, "busy", "/p")
     intruder = subprocess.Popen(
         [sys.executable, "-c", _INTRUDER, str(home), "busy", str(stop)],
         stdout=subprocess.PIPE,
@@ -274,7 +274,7 @@ async def test_a_second_process_cannot_write_a_session_being_written(tmp_path: P
 async def test_a_second_process_may_write_once_the_first_has_released(tmp_path: Path) -> None:
     home, stop = tmp_path / "home", tmp_path / "stop"
     store = JSONLStore(home, cwd="/p")
-    opened = await start_session(store, "handover", "/p")
+    opened = await start_transcript(store, "handover", "/p")
     await opened.recorder.message(UserMessage("first writer"))
     opened.release()
     stop.touch()  # one round of attempts, then report

@@ -22,8 +22,8 @@ import os
 from collections.abc import AsyncIterator
 
 from loopwright.messages import Message, ResultMessage, message_from_dict
-from loopwright.sessions.api import StoreSpec, open_store
-from loopwright.sessions.base import SessionStore
+from loopwright.stores.api import StoreSpec, open_store
+from loopwright.stores.base import SessionStore
 
 DEFAULT_POLL_SECONDS = 0.5
 

@@ -10,16 +10,16 @@ import pytest
 
 from error_advice import assert_says_what_to_do
 from loopwright.messages import UserMessage
-from loopwright.sessions import (
+from loopwright.stores import (
     JSONLStore,
     SessionError,
     SessionRecorder,
     TranscriptCorruptError,
     project_key,
     restore,
-    start_session,
+    start_transcript,
 )
-from loopwright.sessions.entries import Entry
+from loopwright.stores.entries import Entry
 
 
 def _state(sid: str, n: int) -> Entry:
@@ -46,7 +46,7 @@ def test_project_key_of_a_very_long_path_stays_short_and_distinct() -> None:
 
 async def test_transcript_lives_under_home_projects_cwd_slug(tmp_path: Path) -> None:
     store = JSONLStore(tmp_path, cwd="/elsewhere")
-    opened = await start_session(store, "abc", cwd="/work/proj")
+    opened = await start_transcript(store, "abc", cwd="/work/proj")
     await opened.recorder.message(UserMessage("hi"))
     expected = tmp_path / "projects" / "-work-proj" / "abc.jsonl"
     assert store.path_of("abc") == expected

@@ -29,7 +29,7 @@ import time
 from collections.abc import Awaitable, Callable
 from typing import Any, TypeVar
 
-from loopwright.sessions.base import SessionBusyError, SessionError
+from loopwright.stores.base import SessionBusyError, SessionError
 
 T = TypeVar("T")
 APPLICATION_PREFIX = "loopwright-writer"

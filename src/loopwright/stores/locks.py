@@ -20,7 +20,7 @@ import os
 from pathlib import Path
 
 from loopwright.private_files import make_private_dirs
-from loopwright.sessions.base import SessionBusyError
+from loopwright.stores.base import SessionBusyError
 
 
 class FileSessionLock:

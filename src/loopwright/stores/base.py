@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any, Protocol, TypeAlias, runtime_checkable
 
 from loopwright.errors import LoopwrightError
-from loopwright.sessions.entries import Entry
+from loopwright.stores.entries import Entry
 
 _NOT_ALNUM = re.compile(r"[^A-Za-z0-9]")
 _MAX_KEY = 200
@@ -37,7 +37,7 @@ class SessionNotFoundError(SessionError):
     def __init__(self, session_id: str, where: str) -> None:
         super().__init__(
             f"no session {session_id!r} in {where}; list sessions with "
-            "`loopwright sessions list` (or loopwright.sessions.list_sessions()) and pass "
+            "`loopwright sessions list` (or loopwright.stores.list_sessions()) and pass "
             "one of those ids"
         )
         self.session_id = session_id

@@ -8,18 +8,18 @@ import subprocess
 import sys
 from pathlib import Path
 
-from loopwright.sessions import JSONLStore, check_pairing, restore, resume_session
+from loopwright.stores import JSONLStore, check_pairing, restore, resume_session
 
 CHILD = r"""
 import asyncio, os, sys, time
 from loopwright.messages import (
     AssistantMessage, TextBlock, ToolResultBlock, ToolUseBlock, UserMessage,
 )
-from loopwright.sessions import JSONLStore, start_session
+from loopwright.stores import JSONLStore, start_transcript
 
 async def main(home):
     store = JSONLStore(home, cwd="/crash")
-    opened = await start_session(store, "crashy", "/crash")
+    opened = await start_transcript(store, "crashy", "/crash")
     rec = opened.recorder
     await rec.message(UserMessage("long task"))
     for n in range(200):

@@ -10,7 +10,7 @@ loses nothing; ``sync()`` (fdatasync, in a thread) makes it survive power loss a
 the loop calls at turn end.
 
 One writer per session: :meth:`JSONLStore.lock_session` takes an OS file lock
-(``flock`` on ``<home>/locks/<session-id>.lock``, see :mod:`loopwright.sessions.locks`)
+(``flock`` on ``<home>/locks/<session-id>.lock``, see :mod:`loopwright.stores.locks`)
 that the loop holds for as long as it writes the session. A second writer — another
 process, or another Client or query in this process resuming the same session — is refused
 with :class:`SessionBusyError`, which says to wait or to pass ``fork_session=True``. An
@@ -43,7 +43,7 @@ from typing import Literal
 
 from loopwright.ids import InvalidIdError, check_id
 from loopwright.private_files import make_private_dirs
-from loopwright.sessions.base import (
+from loopwright.stores.base import (
     EntryList,
     InfoList,
     SessionError,
@@ -56,8 +56,8 @@ from loopwright.sessions.base import (
     project_of_first_entry,
     summarise_entries,
 )
-from loopwright.sessions.entries import Entry, EntryFormatError, meta_entry
-from loopwright.sessions.locks import FileSessionLock
+from loopwright.stores.entries import Entry, EntryFormatError, meta_entry
+from loopwright.stores.locks import FileSessionLock
 
 logger = logging.getLogger(__name__)
 

@@ -22,10 +22,10 @@ from loopwright.messages import (
     UserMessage,
     message_from_dict,
 )
-from loopwright.sessions.approvals import PendingBatch, pending_in_chain, session_rules_in_chain
-from loopwright.sessions.base import SessionError
-from loopwright.sessions.entries import Entry
-from loopwright.sessions.repair import RepairResult, repair_pairing
+from loopwright.stores.approvals import PendingBatch, pending_in_chain, session_rules_in_chain
+from loopwright.stores.base import SessionError
+from loopwright.stores.entries import Entry
+from loopwright.stores.repair import RepairResult, repair_pairing
 from loopwright.tools.base import FileRecord, SessionState
 
 

@@ -16,7 +16,7 @@ from loopwright.messages import (
     Usage,
     UserMessage,
 )
-from loopwright.sessions import (
+from loopwright.stores import (
     JSONLStore,
     SessionError,
     SessionRecorder,

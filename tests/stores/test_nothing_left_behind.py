@@ -7,8 +7,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from loopwright import Options, run
-from loopwright.sessions import JSONLStore, delete_session
-from loopwright.sessions.locks import FileSessionLock
+from loopwright.stores import JSONLStore, delete_session
+from loopwright.stores.locks import FileSessionLock
 from loopwright.testing import ScriptedModel, text
 
 

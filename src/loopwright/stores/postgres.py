@@ -2,13 +2,13 @@
 
 Install with ``pip install 'loopwright[postgres]'``. Every store on the same connection
 string borrows from one bounded pool per process and event loop (see
-:mod:`loopwright.sessions.postgres_pool`): size it with ``pool_size=`` or
+:mod:`loopwright.stores.postgres_pool`): size it with ``pool_size=`` or
 ``$LOOPWRIGHT_PG_POOL_SIZE`` (default 10). Each operation takes a connection for its own
 duration, so a fork's transaction never holds another session's appends; each append is
 one autocommit INSERT (durable when it returns, so ``sync()`` has nothing to do). The table
 is created on first use under an advisory lock, so many processes may start at once on an
 empty database. One writer per session: ``lock_session`` takes a session advisory lock (see
-:mod:`loopwright.sessions.postgres_locks`). A connection that broke (server restart, idle
+:mod:`loopwright.stores.postgres_locks`). A connection that broke (server restart, idle
 timeout, terminated backend)
 is dropped from the pool and the operation tried once more on another; a retried INSERT
 that had in fact committed leaves a duplicate line, which loading tolerates.
@@ -22,17 +22,17 @@ import os
 from collections.abc import AsyncGenerator, Awaitable, Callable, Sequence
 from typing import Any, TypeVar
 
-from loopwright.sessions.base import (
+from loopwright.stores.base import (
     EntryList,
     InfoList,
     SessionError,
     project_key,
     project_of_first_entry,
 )
-from loopwright.sessions.entries import Entry
-from loopwright.sessions.postgres_locks import PostgresWriterLock, WriterLocks, writer_key
-from loopwright.sessions.postgres_pool import SharedPool, lease, migrate_once, release
-from loopwright.sessions.sqlrows import decode, entry_row, infos_from_rows
+from loopwright.stores.entries import Entry
+from loopwright.stores.postgres_locks import PostgresWriterLock, WriterLocks, writer_key
+from loopwright.stores.postgres_pool import SharedPool, lease, migrate_once, release
+from loopwright.stores.sqlrows import decode, entry_row, infos_from_rows
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS {t} (

@@ -10,8 +10,8 @@ from collections.abc import AsyncIterator
 import psycopg
 import pytest
 
-from loopwright.sessions.entries import Entry, meta_entry
-from loopwright.sessions.postgres import PostgresStore
+from loopwright.stores.entries import Entry, meta_entry
+from loopwright.stores.postgres import PostgresStore
 
 
 @pytest.fixture

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from loopwright.messages import SystemMessage, ToolResultBlock, block_from_dict, block_to_dict
-from loopwright.sessions.entries import Entry
+from loopwright.stores.entries import Entry
 
 PENDING_SUBTYPE = "pending_approval"
 ANSWERED_SUBTYPE = "approvals_answered"

@@ -18,7 +18,7 @@ from loopwright.messages import (
     Usage,
     UserMessage,
 )
-from loopwright.sessions import (
+from loopwright.stores import (
     JSONLStore,
     SessionRecorder,
     StateSnapshot,

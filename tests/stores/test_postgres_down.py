@@ -9,8 +9,8 @@ from collections.abc import Iterator
 import pytest
 
 from loopwright import Options, run
-from loopwright.sessions.base import SessionError
-from loopwright.sessions.postgres import PostgresStore
+from loopwright.stores.base import SessionError
+from loopwright.stores.postgres import PostgresStore
 from loopwright.testing import ScriptedModel, text, tool_call
 from loopwright.tools.base import tool
 from postgres_server import PostgresServer, postgres_server

@@ -4,7 +4,7 @@ Statements run synchronously inside the async methods: an autocommit INSERT in W
 with ``synchronous=NORMAL`` costs tens of microseconds, less than a thread hop. A commit
 is safe against a killed process at once; ``sync()`` checkpoints the WAL (with fsync) so
 it also survives power loss. One writer per session: ``lock_session`` takes an OS file
-lock beside the database (see :mod:`loopwright.sessions.locks`).
+lock beside the database (see :mod:`loopwright.stores.locks`).
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from loopwright.private_files import create_private_file
-from loopwright.sessions.base import (
+from loopwright.stores.base import (
     EntryList,
     InfoList,
     SessionError,
@@ -23,10 +23,10 @@ from loopwright.sessions.base import (
     project_key,
     project_of_first_entry,
 )
-from loopwright.sessions.entries import Entry
-from loopwright.sessions.jsonl import check_session_id
-from loopwright.sessions.locks import FileSessionLock
-from loopwright.sessions.sqlrows import decode, entry_row, infos_from_rows
+from loopwright.stores.entries import Entry
+from loopwright.stores.jsonl import check_session_id
+from loopwright.stores.locks import FileSessionLock
+from loopwright.stores.sqlrows import decode, entry_row, infos_from_rows
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS {t} (

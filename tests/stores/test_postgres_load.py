@@ -11,12 +11,12 @@ import psycopg
 import pytest
 
 from loopwright import Options, run
-from loopwright.sessions.base import SessionError
-from loopwright.sessions.entries import meta_entry
-from loopwright.sessions.postgres import PostgresStore
-from loopwright.sessions.postgres_pool import pool_size_from_env
-from loopwright.sessions.repair import check_pairing
-from loopwright.sessions.transcript import restore
+from loopwright.stores.base import SessionError
+from loopwright.stores.entries import meta_entry
+from loopwright.stores.postgres import PostgresStore
+from loopwright.stores.postgres_pool import pool_size_from_env
+from loopwright.stores.repair import check_pairing
+from loopwright.stores.transcript import restore
 from loopwright.testing import ScriptedModel, text, tool_call
 from loopwright.tools.base import tool
 

@@ -1,4 +1,4 @@
-"""The public helpers in ``loopwright.sessions``."""
+"""The public helpers in ``loopwright.stores``."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import pytest
 from error_advice import assert_says_what_to_do
 from loopwright.errors import ConfigurationError
 from loopwright.messages import AssistantMessage, TextBlock, UserMessage
-from loopwright.sessions import (
+from loopwright.stores import (
     JSONLStore,
     SessionNotFoundError,
     SQLiteStore,
@@ -19,7 +19,7 @@ from loopwright.sessions import (
     list_sessions,
     open_store,
     rename_session,
-    start_session,
+    start_transcript,
     tag_session,
 )
 
@@ -31,7 +31,7 @@ def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 
 async def _make(sid: str, cwd: str, prompt: str) -> None:
-    opened = await start_session(JSONLStore(cwd=cwd), sid, cwd)
+    opened = await start_transcript(JSONLStore(cwd=cwd), sid, cwd)
     await opened.recorder.message(UserMessage(prompt))
     await opened.recorder.message(AssistantMessage([TextBlock(f"answer to {prompt}")]))
     opened.release()
@@ -84,7 +84,7 @@ def test_open_store_understands_option_strings(tmp_path: Path) -> None:
     assert isinstance(jsonl, JSONLStore) and jsonl.root == tmp_path
     sqlite = open_store(f"sqlite://{tmp_path / 's.db'}")
     assert isinstance(sqlite, SQLiteStore) and sqlite.path == tmp_path / "s.db"
-    from loopwright.sessions.postgres import PostgresStore
+    from loopwright.stores.postgres import PostgresStore
 
     assert isinstance(open_store("postgresql://u@127.0.0.1/db"), PostgresStore)
     with pytest.raises(ConfigurationError, match="is not a store"):

@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from loopwright.sessions import JSONLStore, SQLiteStore
-from loopwright.sessions.base import SessionStore
-from loopwright.sessions.postgres import PostgresStore
+from loopwright.stores import JSONLStore, SQLiteStore
+from loopwright.stores.base import SessionStore
+from loopwright.stores.postgres import PostgresStore
 from loopwright.testing.store_conformance import STORE_CHECKS, Check, run_store_conformance
 
 CHECKS = list(STORE_CHECKS.items())

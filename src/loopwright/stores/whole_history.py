@@ -13,8 +13,8 @@ from loopwright.messages import (
     UserMessage,
     message_from_dict,
 )
-from loopwright.sessions.entries import Entry
-from loopwright.sessions.transcript import chain
+from loopwright.stores.entries import Entry
+from loopwright.stores.transcript import chain
 
 COMPACTION_MARK = "compact_boundary"
 

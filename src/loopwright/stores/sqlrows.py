@@ -12,15 +12,15 @@ import json
 from collections.abc import Iterable
 from typing import Any
 
-from loopwright.sessions.base import (
+from loopwright.stores.base import (
     InfoList,
     SessionInfo,
     build_info,
     first_prompt_text,
     newest_first,
 )
-from loopwright.sessions.entries import Entry
-from loopwright.sessions.jsonl import encode_entry
+from loopwright.stores.entries import Entry
+from loopwright.stores.jsonl import encode_entry
 
 EntryRow = tuple[str, str, str, str, float, str | None, str]
 PROMPT_CHARS = 2000

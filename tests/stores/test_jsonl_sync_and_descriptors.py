@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 from loopwright.messages import UserMessage
-from loopwright.sessions import JSONLStore, SessionRecorder, fork_session
-from loopwright.sessions.entries import Entry
+from loopwright.stores import JSONLStore, SessionRecorder, fork_session
+from loopwright.stores.entries import Entry
 
 
 async def test_forking_through_the_api_leaves_no_file_open(tmp_path: Path) -> None:

@@ -11,12 +11,12 @@ from typing import Any
 
 from loopwright.errors import ConfigurationError
 from loopwright.messages import ConversationMessage
-from loopwright.sessions.approvals import PendingCall
-from loopwright.sessions.base import SessionInfo, SessionNotFoundError, SessionStore, project_key
-from loopwright.sessions.entries import meta_entry
-from loopwright.sessions.jsonl import JSONLStore
-from loopwright.sessions.recorder import fork_session as _fork_session
-from loopwright.sessions.transcript import restore
+from loopwright.stores.approvals import PendingCall
+from loopwright.stores.base import SessionInfo, SessionNotFoundError, SessionStore, project_key
+from loopwright.stores.entries import meta_entry
+from loopwright.stores.jsonl import JSONLStore
+from loopwright.stores.recorder import fork_session as _fork_session
+from loopwright.stores.transcript import restore
 
 StoreSpec = SessionStore | str | None
 
@@ -38,11 +38,11 @@ def open_store(
     if spec.startswith("jsonl:"):
         return JSONLStore(spec[len("jsonl:") :], cwd=cwd)
     if spec.startswith(("postgresql://", "postgres://")):
-        from loopwright.sessions.postgres import PostgresStore
+        from loopwright.stores.postgres import PostgresStore
 
         return PostgresStore(spec, cwd=cwd)
     if spec.startswith("sqlite:") or spec.endswith((".db", ".sqlite", ".sqlite3")):
-        from loopwright.sessions.sqlite import SQLiteStore
+        from loopwright.stores.sqlite import SQLiteStore
 
         path = spec.removeprefix("sqlite:")
         path = path[2:] if path.startswith("//") else path  # sqlite:///abs/path → /abs/path

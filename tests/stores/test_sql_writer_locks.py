@@ -16,29 +16,29 @@ from pathlib import Path
 import pytest
 
 from loopwright import Options, run
-from loopwright.sessions import (
+from loopwright.stores import (
     OpenedSession,
     SessionBusyError,
     SessionStore,
     resume_session,
-    start_session,
+    start_transcript,
 )
-from loopwright.sessions.postgres import PostgresStore
-from loopwright.sessions.sqlite import SQLiteStore
+from loopwright.stores.postgres import PostgresStore
+from loopwright.stores.sqlite import SQLiteStore
 from loopwright.testing import ScriptedModel, text
 
 # Opens the session for writing, says so, and holds it until stdin closes (or it is killed).
 _HOLDER = """
 import asyncio, sys
-from loopwright.sessions import start_session
-from loopwright.sessions.postgres import PostgresStore
-from loopwright.sessions.sqlite import SQLiteStore
+from loopwright.stores import start_transcript
+from loopwright.stores.postgres import PostgresStore
+from loopwright.stores.sqlite import SQLiteStore
 
 kind, where, session_id = sys.argv[1:4]
 
 async def main():
     store = SQLiteStore(where, cwd="/p") if kind == "sqlite" else PostgresStore(where, cwd="/p")
-    opened = await start_session(store, session_id, "/p")
+    opened = await start_transcript(store, session_id, "/p")
     print("holding", flush=True)
     await asyncio.to_thread(sys.stdin.read)
     opened.release()
@@ -146,7 +146,7 @@ async def test_two_writers_in_one_process_on_separate_store_objects_conflict(
     first, second = _store(*backend), _store(*backend)
     session_id = f"twice-{uuid.uuid4().hex[:8]}"
     try:
-        opened = await start_session(first, session_id, "/p")
+        opened = await start_transcript(first, session_id, "/p")
         with pytest.raises(SessionBusyError, match="in this process"):
             await resume_session(second, session_id)
         opened.release()

@@ -15,20 +15,20 @@ from loopwright.messages import (
     ToolUseBlock,
     UserMessage,
 )
-from loopwright.sessions import (
+from loopwright.stores import (
     JSONLStore,
     SessionNotFoundError,
     check_pairing,
     latest_session,
     restore,
     resume_session,
-    start_session,
+    start_transcript,
 )
-from loopwright.sessions.recorder import fork_session
+from loopwright.stores.recorder import fork_session
 
 
 async def _session(store: JSONLStore, sid: str, cwd: str, *, crash: bool = False) -> list[str]:
-    opened = await start_session(store, sid, cwd)
+    opened = await start_transcript(store, sid, cwd)
     call = ToolUseBlock(f"{sid}-c1", "Bash", {"command": "make"})
     messages = [
         UserMessage(f"task for {sid}"),

@@ -1,13 +1,13 @@
 """Sessions: transcripts appended as they happen, and resume / continue / fork.
 
 Stores: :class:`JSONLStore` (default), :class:`SQLiteStore`, ``PostgresStore`` (import from
-``loopwright.sessions.postgres``; needs psycopg). Any object with the
+``loopwright.stores.postgres``; needs psycopg). Any object with the
 :class:`SessionStore` methods works; check it with ``loopwright.testing.store_conformance``.
 """
 
 from typing import TYPE_CHECKING, Any
 
-from loopwright.sessions.api import (
+from loopwright.stores.api import (
     delete_session,
     fork_session,
     get_pending_approvals,
@@ -17,8 +17,8 @@ from loopwright.sessions.api import (
     rename_session,
     tag_session,
 )
-from loopwright.sessions.approvals import PendingBatch, PendingCall
-from loopwright.sessions.base import (
+from loopwright.stores.approvals import PendingBatch, PendingCall
+from loopwright.stores.base import (
     SessionBusyError,
     SessionError,
     SessionInfo,
@@ -28,30 +28,30 @@ from loopwright.sessions.base import (
     loopwright_home,
     project_key,
 )
-from loopwright.sessions.entries import Entry, message_entry, meta_entry
-from loopwright.sessions.follow import attach_session, follow_session
-from loopwright.sessions.jsonl import JSONLStore
-from loopwright.sessions.recorder import (
+from loopwright.stores.entries import Entry, message_entry, meta_entry
+from loopwright.stores.follow import attach_session, follow_session
+from loopwright.stores.jsonl import JSONLStore
+from loopwright.stores.recorder import (
     OpenedSession,
     SessionRecorder,
     latest_session,
     resume_session,
-    start_session,
+    start_transcript,
 )
-from loopwright.sessions.repair import check_pairing, repair_pairing
-from loopwright.sessions.transcript import RestoredSession, StateSnapshot, restore
+from loopwright.stores.repair import check_pairing, repair_pairing
+from loopwright.stores.transcript import RestoredSession, StateSnapshot, restore
 
 if TYPE_CHECKING:
-    from loopwright.sessions.sqlite import SQLiteStore
+    from loopwright.stores.sqlite import SQLiteStore
 
 
 def __getattr__(name: str) -> Any:
     # sqlite3 loads only for sessions that use the SQLite store: a faster start-up.
     if name == "SQLiteStore":
-        from loopwright.sessions.sqlite import SQLiteStore
+        from loopwright.stores.sqlite import SQLiteStore
 
         return SQLiteStore
-    raise AttributeError(f"module 'loopwright.sessions' has no attribute {name!r}")
+    raise AttributeError(f"module 'loopwright.stores' has no attribute {name!r}")
 
 
 __all__ = [
@@ -88,6 +88,6 @@ __all__ = [
     "repair_pairing",
     "restore",
     "resume_session",
-    "start_session",
+    "start_transcript",
     "tag_session",
 ]

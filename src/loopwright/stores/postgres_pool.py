@@ -1,7 +1,7 @@
 """Connection pools for the PostgreSQL store: one per database and event loop, shared.
 
 A thousand sessions in one process must not open a thousand connections ("too many
-clients"): every :class:`~loopwright.sessions.postgres.PostgresStore` on the same
+clients"): every :class:`~loopwright.stores.postgres.PostgresStore` on the same
 connection string borrows from one bounded ``psycopg_pool.AsyncConnectionPool``. A pool
 belongs to the event loop that opened it (asyncio objects cannot cross loops), so a
 process running sessions on two loops (a DBOS worker does) gets one pool per loop.
@@ -27,8 +27,8 @@ import weakref
 from dataclasses import dataclass, field
 from typing import Any
 
-from loopwright.sessions.base import SessionError
-from loopwright.sessions.postgres_locks import WriterLocks
+from loopwright.stores.base import SessionError
+from loopwright.stores.postgres_locks import WriterLocks
 
 DEFAULT_POOL_SIZE = 10
 POOL_SIZE_ENV = "LOOPWRIGHT_PG_POOL_SIZE"
