@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from loopwright.permissions import PermissionPolicy, RuleSet
-from loopwright.permissions.protected import is_protected, top_level_names
+from loopwright.permissions.paths.protected import is_protected, top_level_names
 
 HOME_FILES = [
     ".ssh/authorized_keys",

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from loopwright.permissions.readonly_use import read_only_use
+from loopwright.permissions.shell.readonly_use import read_only_use
 
 
 @pytest.mark.parametrize(

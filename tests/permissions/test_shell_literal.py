@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from loopwright.permissions.shell_literal import harmless_assignment, word_kind
+from loopwright.permissions.shell.literal import harmless_assignment, word_kind
 
 
 @pytest.mark.parametrize(

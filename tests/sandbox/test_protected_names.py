@@ -1,7 +1,7 @@
 """The sandbox and the permission policy protect the same names."""
 
 from loopwright.permissions import policy
-from loopwright.permissions.protected import PROTECTED_DIR_NAMES, PROTECTED_FILE_NAMES
+from loopwright.permissions.paths.protected import PROTECTED_DIR_NAMES, PROTECTED_FILE_NAMES
 
 
 def test_the_permission_policy_protects_no_name_the_sandbox_leaves_open() -> None:

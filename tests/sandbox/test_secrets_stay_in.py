@@ -13,7 +13,7 @@ import pytest
 
 from loopwright import Options, query
 from loopwright.messages import ToolResultBlock, UserMessage
-from loopwright.permissions.credential_files import CREDENTIAL_FILES
+from loopwright.permissions.paths.credential_files import CREDENTIAL_FILES
 from loopwright.permissions.rules import parse_rule
 from loopwright.sandbox import BwrapSandbox, SandboxSettings
 from loopwright.sandbox.deny_masks import FloatingMasks

@@ -10,9 +10,9 @@ import glob
 import os
 from pathlib import Path
 
-from loopwright.permissions.paths import inside_any, spell
-from loopwright.permissions.readonly_use import ReadOnlyUse, read_only_use
-from loopwright.permissions.shell import ShellAnalysis, SimpleCommand
+from loopwright.permissions.paths.patterns import inside_any, spell
+from loopwright.permissions.shell.readonly_use import ReadOnlyUse, read_only_use
+from loopwright.permissions.shell.results import ShellAnalysis, SimpleCommand
 
 ACCEPT_EDITS_COMMANDS = frozenset({"mkdir", "touch", "mv", "cp"})
 _SYSTEM_BIN_DIRS = ("/bin/", "/usr/bin/", "/sbin/", "/usr/sbin/")

@@ -15,9 +15,12 @@ from typing import Any, Literal
 from urllib.parse import urlsplit
 
 from loopwright.permissions.commands import expand_glob
-from loopwright.permissions.normalise import normalise
-from loopwright.permissions.paths import PathSpellings, inside_any, rule_matches_path, spell
-from loopwright.permissions.readonly_use import read_only_use
+from loopwright.permissions.paths.patterns import (
+    PathSpellings,
+    inside_any,
+    rule_matches_path,
+    spell,
+)
 from loopwright.permissions.rule_programs import unknown_program_rule
 from loopwright.permissions.rules import (
     EDIT_TOOLS,
@@ -26,8 +29,11 @@ from loopwright.permissions.rules import (
     command_pattern_regex,
     domain_matches,
 )
-from loopwright.permissions.runs_programs import runner_option
-from loopwright.permissions.shell import ShellAnalysis, SimpleCommand, analyze
+from loopwright.permissions.shell.analysis import analyze
+from loopwright.permissions.shell.normalise import normalise
+from loopwright.permissions.shell.readonly_use import read_only_use
+from loopwright.permissions.shell.results import ShellAnalysis, SimpleCommand
+from loopwright.permissions.shell.runs_programs import runner_option
 
 ToolKind = Literal["read", "edit", "shell", "web_fetch", "agent", "mcp", "free", "other"]
 

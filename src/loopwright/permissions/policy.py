@@ -23,7 +23,6 @@ from loopwright.permissions.commands import (
     shell_is_read_only,
     use_inside,
 )
-from loopwright.permissions.git_config_paths import included_configs
 from loopwright.permissions.matching import (
     CallFacts,
     allow_match,
@@ -32,17 +31,18 @@ from loopwright.permissions.matching import (
     restrictive_match,
     unknown_files,
 )
-from loopwright.permissions.paths import PathSpellings, inside_any, spell, tree_has
-from loopwright.permissions.protected import (
+from loopwright.permissions.paths.git_config_paths import included_configs
+from loopwright.permissions.paths.patterns import PathSpellings, inside_any, spell, tree_has
+from loopwright.permissions.paths.protected import (
     PROTECTED_DIR_NAMES,
     PROTECTED_FILE_NAMES,
     is_protected,
 )
-from loopwright.permissions.read_scope import denied_tree_read
+from loopwright.permissions.paths.read_scope import denied_tree_read
 from loopwright.permissions.rule_programs import rule_program
 from loopwright.permissions.rules import PermissionRule, RuleSet
-from loopwright.permissions.shell import SimpleCommand
-from loopwright.permissions.shell_writes import WRITERS, created_paths
+from loopwright.permissions.shell.results import SimpleCommand
+from loopwright.permissions.shell.writes import WRITERS, created_paths
 from loopwright.types import (
     PermissionMode,
 )

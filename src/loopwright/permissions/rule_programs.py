@@ -11,9 +11,9 @@ from __future__ import annotations
 
 import os
 
-from loopwright.permissions.global_options import GLOBAL_SPECS
-from loopwright.permissions.readonly_programs import FREE_TEXT_PROGRAMS, PROGRAMS
-from loopwright.permissions.wrapper_options import WRAPPER_SPECS
+from loopwright.permissions.shell.global_options import GLOBAL_SPECS
+from loopwright.permissions.shell.readonly_programs import FREE_TEXT_PROGRAMS, PROGRAMS
+from loopwright.permissions.shell.wrapper_options import WRAPPER_SPECS
 
 KNOWN_PROGRAMS: frozenset[str] = frozenset(
     {*GLOBAL_SPECS, *WRAPPER_SPECS, *PROGRAMS, *FREE_TEXT_PROGRAMS}

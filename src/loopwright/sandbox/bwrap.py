@@ -34,8 +34,8 @@ from fnmatch import fnmatchcase
 from pathlib import Path
 
 from loopwright.errors import ConfigurationError
-from loopwright.permissions.credential_files import CREDENTIAL_FILES
-from loopwright.permissions.protected import protected_bind_args
+from loopwright.permissions.paths.credential_files import CREDENTIAL_FILES
+from loopwright.permissions.paths.protected import protected_bind_args
 from loopwright.sandbox.deny_masks import FloatingMasks
 from loopwright.sandbox.host_support import ISOLATION_FLAGS, check_available, find_bwrap
 from loopwright.sandbox.proxy import DomainProxy

@@ -18,7 +18,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from loopwright.permissions.paths import PathSpellings, rule_matches_path
+from loopwright.permissions.paths.patterns import PathSpellings, rule_matches_path
 from loopwright.permissions.rules import READ_TOOLS, PermissionRule
 
 MAX_SCAN_ENTRIES = 50_000

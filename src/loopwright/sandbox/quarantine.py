@@ -30,8 +30,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from loopwright.permissions.git_config_paths import config_named_paths
-from loopwright.permissions.protected import (
+from loopwright.permissions.paths.git_config_paths import config_named_paths
+from loopwright.permissions.paths.protected import (
     GIT_DIR_PROTECTED,
     git_dirs,
     is_bare_repository,

@@ -25,7 +25,7 @@ from loopwright.models.base import Model
 from loopwright.models.settings import check_provider_settings
 from loopwright.options import Options
 from loopwright.permissions.gate import PermissionGate
-from loopwright.permissions.read_guard import ReadGuard
+from loopwright.permissions.paths.read_guard import ReadGuard
 from loopwright.permissions.rules import RuleSet
 from loopwright.sandbox import BwrapSandbox, SandboxSettings, masks_for_read_denials
 from loopwright.sandbox.deny_masks import FloatingMasks

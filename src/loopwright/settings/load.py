@@ -23,7 +23,7 @@ from typing import Any, Literal, TypeAlias, cast
 from loopwright.errors import SettingsError
 from loopwright.hooks.commands import CommandHook
 from loopwright.hooks.runner import HOOK_EVENTS, HookCallback, HookMatcher, check_matcher
-from loopwright.permissions.read_guard import ReadGuard
+from loopwright.permissions.paths.read_guard import ReadGuard
 from loopwright.permissions.rules import RuleSet, RuleSyntaxError
 from loopwright.sandbox.bwrap import SandboxSettings
 from loopwright.sandbox.config import SandboxLayer, merge_sandbox_layers, parse_sandbox_section

@@ -17,7 +17,7 @@ import tarfile
 import zipfile
 from pathlib import Path
 
-from loopwright.permissions.option_parsing import ProgramOptions, parse_options, program
+from loopwright.permissions.shell.option_parsing import ProgramOptions, parse_options, program
 
 _TREE_LIMIT = 2_000
 _COPY_STD = " help version verbose"

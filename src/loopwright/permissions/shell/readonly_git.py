@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from loopwright.permissions.option_parsing import ProgramOptions, program
+from loopwright.permissions.shell.option_parsing import ProgramOptions, program
 
 # Global options allowed before the subcommand.
 GIT_GLOBAL_OPTIONS = frozenset({"--no-pager", "-P", "--no-optional-locks", "--no-replace-objects"})

@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from loopwright.permissions.paths import rule_matches_path, spell
+from loopwright.permissions.paths.patterns import rule_matches_path, spell
 from loopwright.permissions.rules import PermissionRule
 
 

@@ -14,10 +14,16 @@ import re
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
-from loopwright.permissions.paths import is_inside, rule_matches_path, rule_root, spell, tree_has
-from loopwright.permissions.readonly_use import ReadOnlyUse, read_only_use
+from loopwright.permissions.paths.patterns import (
+    is_inside,
+    rule_matches_path,
+    rule_root,
+    spell,
+    tree_has,
+)
 from loopwright.permissions.rules import PermissionRule
-from loopwright.permissions.shell import SimpleCommand
+from loopwright.permissions.shell.readonly_use import ReadOnlyUse, read_only_use
+from loopwright.permissions.shell.results import SimpleCommand
 
 _TREE_READERS = frozenset(
     {

@@ -33,7 +33,7 @@ import os
 from collections.abc import Iterable
 from pathlib import Path
 
-from loopwright.permissions.git_config_paths import config_named_paths
+from loopwright.permissions.paths.git_config_paths import config_named_paths
 
 # Directories anywhere in a path that make it protected (the policy's view) and, at the
 # top of a working directory, that the sandbox keeps read-only or quarantines.

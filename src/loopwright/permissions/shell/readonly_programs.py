@@ -14,7 +14,7 @@ paths at all.
 
 from __future__ import annotations
 
-from loopwright.permissions.option_parsing import ProgramOptions, program
+from loopwright.permissions.shell.option_parsing import ProgramOptions, program
 
 _STD = " help version"
 

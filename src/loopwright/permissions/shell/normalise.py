@@ -14,7 +14,7 @@ import os
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from loopwright.permissions.global_options import GLOBAL_SPECS, GlobalSpec
+from loopwright.permissions.shell.global_options import GLOBAL_SPECS, GlobalSpec
 
 # docker's short commands and the management commands they stand for.
 _DOCKER_MANAGED = {

@@ -13,14 +13,14 @@ import os
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from loopwright.permissions.option_parsing import (
+from loopwright.permissions.shell.option_parsing import (
     ParsedCommand,
     ProgramOptions,
     parse_options,
     program,
 )
-from loopwright.permissions.readonly_git import GIT_GLOBAL_OPTIONS, GIT_SUBCOMMANDS
-from loopwright.permissions.readonly_programs import (
+from loopwright.permissions.shell.readonly_git import GIT_GLOBAL_OPTIONS, GIT_SUBCOMMANDS
+from loopwright.permissions.shell.readonly_programs import (
     FIND_GLOBAL_OPTIONS,
     FIND_PRIMARIES,
     FREE_TEXT_PROGRAMS,

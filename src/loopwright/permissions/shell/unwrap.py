@@ -14,8 +14,8 @@ import os
 import shlex
 from dataclasses import dataclass, field
 
-from loopwright.permissions.shell_literal import harmless_assignment
-from loopwright.permissions.wrapper_options import (
+from loopwright.permissions.shell.literal import harmless_assignment
+from loopwright.permissions.shell.wrapper_options import (
     WRAPPER_SPECS,
     WrapperOptionKind,
     WrapperSpec,

@@ -17,21 +17,23 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from loopwright.permissions.nested_code import (
+from loopwright.permissions.shell.literal import (
+    HARMLESS_ASSIGNMENTS,
+    harmless_assignment,
+    word_kind,
+)
+from loopwright.permissions.shell.nested_code import (
     SHELLS,
     interpreter_code,
     interpreter_reads_stdin,
     shell_code,
     trap_code,
 )
-from loopwright.permissions.normalise import normalise
-from loopwright.permissions.runs_programs import runner_option
-from loopwright.permissions.shell_literal import (
-    HARMLESS_ASSIGNMENTS,
-    harmless_assignment,
-    word_kind,
-)
-from loopwright.permissions.shell_words import (
+from loopwright.permissions.shell.normalise import normalise
+from loopwright.permissions.shell.results import ShellAnalysis, SimpleCommand
+from loopwright.permissions.shell.runs_programs import runner_option
+from loopwright.permissions.shell.unwrap import unwrap
+from loopwright.permissions.shell.words import (
     crude_split,
     deny_variants,
     find_exec_commands,
@@ -39,7 +41,6 @@ from loopwright.permissions.shell_words import (
     strip_wrapper_flags,
     wrapped_suffixes,
 )
-from loopwright.permissions.unwrap import unwrap
 
 MAX_COMMAND_LENGTH = 10_000
 
@@ -70,71 +71,6 @@ _ELSEWHERE = ("-C", "--git-dir", "--work-tree")
 _SAFE_REDIRECT_TARGETS = frozenset({"/dev/null", "/dev/stdout", "/dev/stderr"})
 _SUBSTITUTION_TEXT = re.compile(r"\$\(|`|<\(|>\(")
 _OUTPUT_REDIRECTS = frozenset({">", ">>", ">|", "&>", "&>>", ">&"})
-
-
-@dataclass(frozen=True, slots=True)
-class SimpleCommand:
-    """One command as allow rules see it: wrappers and leading assignments removed."""
-
-    words: tuple[str, ...]
-    # Every spelling a deny rule should be tried against (with and without wrappers…).
-    deny_texts: tuple[str, ...]
-    # The command as the model wrote it (quotes kept, wrappers dropped), so a rule written
-    # with its own quoting, like Bash(git commit -m "wip"), can match it as typed.
-    source_text: str = ""
-    # Directories an earlier ``cd`` on the same line may have moved it to (besides the
-    # call's cwd); relative paths are judged against each. False: a ``cd`` we cannot
-    # follow (no argument, ``-``, a variable…) came first, so its directory is unknown.
-    cd_dirs: tuple[Path, ...] = ()
-    cwd_known: bool = True
-    # Run through xargs: its real arguments arrive on stdin and cannot be checked.
-    args_from_stdin: bool = False
-
-    @property
-    def text(self) -> str:
-        return " ".join(quote(word) for word in self.words)
-
-    @property
-    def name(self) -> str:
-        return self.words[0] if self.words else ""
-
-    @property
-    def spellings(self) -> tuple[str, ...]:
-        """Equivalent ways to write the command: shell-quoted, double-quoted, as typed."""
-        double = " ".join(quote(w, double=True) for w in self.words)
-        return tuple(dict.fromkeys(t for t in (self.text, double, self.source_text) if t))
-
-
-@dataclass(frozen=True, slots=True)
-class ShellAnalysis:
-    """What a command line runs. ``unsafe`` lists why no allow rule may match it."""
-
-    source: str
-    commands: tuple[SimpleCommand, ...]
-    # Every text a deny rule is tried against, nested substitutions included.
-    deny_texts: tuple[str, ...]
-    redirect_targets: tuple[str, ...] = ()
-    # Files fed to commands with ``<``: reads, so Read deny rules apply to them.
-    input_sources: tuple[str, ...] = ()
-    unsafe: tuple[str, ...] = ()
-    # Code that runs but cannot be seen (a shell reading a pipe, ``eval "$x"``, a command
-    # name from a variable…): a deny rule could match it, so it asks even in bypass mode.
-    hidden: tuple[str, ...] = ()
-    # Every program the line starts, at every wrapper level and nesting (basenames).
-    programs: tuple[str, ...] = ()
-    # Commands inside ``sh -c``, eval, trap, heredocs fed to a shell: file rules apply.
-    nested_commands: tuple[SimpleCommand, ...] = ()
-    # Programs whose arguments are not all known before the line runs (an expansion, a
-    # glob, arguments from xargs): ``git $sub`` may be ``git push``.
-    open_programs: tuple[str, ...] = ()
-
-    @property
-    def all_commands(self) -> tuple[SimpleCommand, ...]:
-        return (*self.commands, *self.nested_commands)
-
-    @property
-    def safe(self) -> bool:
-        return not self.unsafe
 
 
 @dataclass(slots=True)
