@@ -19,11 +19,11 @@ from typing import TYPE_CHECKING, get_args
 from loopwright.errors import ConfigurationError
 from loopwright.ids import check_id
 from loopwright.models.base import Effort
+from loopwright.types import PERMISSION_MODES
 
 if TYPE_CHECKING:
     from loopwright.options import AgentDefinition, Options
 
-PERMISSION_MODES = ("default", "acceptEdits", "plan", "dontAsk", "bypassPermissions")
 SETTING_SOURCES = ("user", "project", "local")
 EFFORTS: tuple[str, ...] = get_args(Effort)
 

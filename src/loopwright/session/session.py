@@ -28,8 +28,7 @@ from loopwright.stores.approvals import PendingBatch
 from loopwright.stores.transcript import StateSnapshot
 from loopwright.tools.base import SessionState
 from loopwright.types import ApprovalDecision
-
-VERSION = "0.1.0"
+from loopwright.version import VERSION
 
 
 def meter_for(agent: Agent) -> ContextMeter:

@@ -12,17 +12,14 @@ import dataclasses
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, cast, get_args
+from typing import Any, cast
 from urllib.parse import parse_qs
 
 from loopwright.errors import SettingsError
-from loopwright.models.base import Effort
 from loopwright.options import AgentDefinition
+from loopwright.options.validation import EFFORTS
 from loopwright.tools.frontmatter import parse_frontmatter
-from loopwright.types import PermissionMode
-
-PERMISSION_MODES: tuple[str, ...] = get_args(PermissionMode)
-EFFORTS: tuple[str, ...] = get_args(Effort)
+from loopwright.types import PERMISSION_MODES
 
 
 def split_tool_list(value: Any, source: str) -> list[str] | None:

@@ -153,9 +153,10 @@ from loopwright.types import (
     PermissionResultDeny,
     ToolPermissionContext,
 )
+from loopwright.version import VERSION
 
 T = TypeVar("T")
-__version__ = "0.1.0"  # loopwright's compat layer, not the reference SDK's version
+__version__ = VERSION  # loopwright's version: the compat layer ships with it
 
 
 # --------------------------------------------------------------------------- prompts
