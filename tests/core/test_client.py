@@ -248,3 +248,20 @@ async def test_interrupt_with_nothing_running_does_not_stop_the_next_prompt() ->
         await client.query("two")
         result = [m async for m in client.receive_response()][-1]
     assert isinstance(result, ResultMessage) and result.result == "b"
+
+
+async def test_editing_the_callers_options_does_not_change_a_running_session() -> None:
+    @tool("noop", "Does nothing.", {})
+    async def noop(args: dict[str, object]) -> str:
+        return "ok"
+
+    model = ScriptedModel([text("first"), tool_call("noop"), text("second")])
+    options = Options(permission_mode="bypassPermissions", model=model, tools=[noop], max_turns=5)
+    async with Client(options) as client:
+        await client.query("one")
+        [m async for m in client.receive_response()]
+        options.max_turns = 0  # the caller reuses its Options for another client
+        await client.query("two")
+        result = [m async for m in client.receive_response()][-1]
+    assert isinstance(result, ResultMessage) and result.subtype == "success"
+    assert result.result == "second"

@@ -30,10 +30,15 @@ GateFactory = Callable[[PermissionMode, Mapping[str, Any]], ToolGate]
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Agent:
-    options: Options  # the limits and knobs (max_turns, budgets, max_tokens, effort …)
+    # The limits and knobs (max_turns, budgets, max_tokens, effort …): the session's own
+    # copy, so editing the caller's Options later changes nothing here.
+    options: Options
     model: Model
     tools: Mapping[str, Tool]
     system_prompt: str
+    # The one mutable part, on purpose: the gate holds the session's permission state
+    # (the mode Client.set_permission_mode switches mid-run, rules approved "always"),
+    # which every Agent of the session shares across handoffs.
     gate: ToolGate
     hooks: HookRunner | None = None
     # Where file tools may work without asking: the starting cwd and added dirs.

@@ -319,7 +319,9 @@ def _agent(options: Options, base: _Base, draft: AgentDraft) -> Agent:
         return _gate(narrowed, base.cwd, settings, base.session_id, hook_fields=hook_fields)
 
     return Agent(
-        options=options,
+        # A copy: Options is a plain dataclass the caller may go on editing (the next
+        # query's options); the Agent must not change under a running session.
+        options=dataclasses.replace(options),
         model=base.model,
         tools=draft.tools,
         system_prompt=draft.system_prompt,
