@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import asyncio
 import math
-import os
 import tempfile
 import warnings
 from collections.abc import Awaitable, Callable
@@ -30,7 +29,16 @@ from loopwright.mcp.adapters import (
     object_schema,
 )
 from loopwright.mcp.config import HttpServerConfig, SseServerConfig, StdioServerConfig
-from loopwright.mcp.errors import LoginRequired, McpRequestError
+from loopwright.mcp.errors import McpRequestError
+from loopwright.mcp.failures import (
+    call_failed_message,
+    connection_lost,
+    describe_failure,
+    stderr_tail,
+    timeout_message,
+    unavailable_message,
+    with_detail,
+)
 from loopwright.mcp.host import McpHost
 from loopwright.redact import redact_text
 from loopwright.tools.base import ToolResult
@@ -41,7 +49,6 @@ Operation = Callable[[Any], Awaitable[Any]]
 AuthFactory = Callable[[str, "SseServerConfig | HttpServerConfig"], Any]
 
 _MAX_TOOL_PAGES = 100  # a server that paginates forever must not hang the connect
-_STDERR_TAIL_CHARS = 800
 _CLOSE_GRACE_SECONDS = 10.0
 # A stdio server that dies is started again after 0.5, 1, 2, 4, 8 s; then it stays failed.
 RECONNECT_DELAYS = (0.5, 1.0, 2.0, 4.0, 8.0)
@@ -120,7 +127,7 @@ class ServerConnection:
         """Run ``operation(client)`` in the owner task; McpRequestError says what went wrong."""
         await self._ready.wait()
         if self.state != "connected":
-            raise McpRequestError(self._unavailable_message())
+            raise McpRequestError(unavailable_message(self.name, self.error))
         request = _Request(label, operation, asyncio.get_running_loop().create_future())
         self._requests.put_nowait(request)
         try:
@@ -129,7 +136,7 @@ class ServerConnection:
             with anyio.fail_after(timeout):
                 return await asyncio.shield(request.future)
         except TimeoutError:
-            raise McpRequestError(self._timeout_message(label)) from None
+            raise McpRequestError(timeout_message(self.name, label, self.call_timeout)) from None
         finally:
             # The caller gave up (interrupt, timeout): stop the server-side request too; the
             # mcp client then sends notifications/cancelled.
@@ -294,7 +301,7 @@ class ServerConnection:
                     else:
                         self.generation += 1
         except Exception as exc:
-            if _connection_lost(exc):
+            if connection_lost(exc):
                 self._lost()
 
     async def _alive(self, client: Any) -> bool:
@@ -310,7 +317,7 @@ class ServerConnection:
         return True
 
     def _lost(self) -> None:
-        self._mark_failed(_with_detail("the server stopped answering", self._stderr_tail()))
+        self._mark_failed(self._lost_with_log("the server stopped answering"))
         self._requests.put_nowait(None)  # wake the owner so it tears the transport down
 
     async def _serve(self, client: Any) -> None:
@@ -335,13 +342,21 @@ class ServerConnection:
                 request.future.cancel()
         except MCPError as exc:
             if exc.code != CONNECTION_CLOSED:
-                request.fail(self._call_failed_message(request.label, exc))
+                request.fail(
+                    call_failed_message(
+                        self.name, request.label, exc, allow_sampling=self.host.allow_sampling
+                    )
+                )
                 return
-            self._mark_failed(_with_detail("the server closed the connection", self._stderr_tail()))
+            self._mark_failed(self._lost_with_log("the server closed the connection"))
             self._requests.put_nowait(None)  # wake the owner so it tears the transport down
-            request.fail(self._unavailable_message())
+            request.fail(unavailable_message(self.name, self.error))
         except Exception as exc:
-            request.fail(self._call_failed_message(request.label, exc))
+            request.fail(
+                call_failed_message(
+                    self.name, request.label, exc, allow_sampling=self.host.allow_sampling
+                )
+            )
         finally:
             # Unresolved here means the owner is going down; its _drain answers with the reason.
             if request.future.done():
@@ -405,8 +420,20 @@ class ServerConnection:
             self.state = "failed"
         self.error = redact_text(reason)  # it may name a URL with a key in it
 
+    def _describe_failure(self, exc: BaseException) -> str:
+        failure = describe_failure(exc, self.config, connected=self.state == "connected")
+        if failure.needs_auth:
+            self.state = "needs-auth"
+        return with_detail(failure.message, stderr_tail(self._stderr) if failure.show_log else "")
+
+    def _call_failed(self, label: str, exc: BaseException) -> str:
+        return call_failed_message(self.name, label, exc, allow_sampling=self.host.allow_sampling)
+
+    def _lost_with_log(self, what: str) -> str:
+        return with_detail(what, stderr_tail(self._stderr))
+
     def _drain(self) -> None:
-        message = self._unavailable_message()
+        message = unavailable_message(self.name, self.error)
         for request in list(self._in_flight):
             request.fail(message)
         self._in_flight.clear()
@@ -414,64 +441,6 @@ class ServerConnection:
             request = self._requests.get_nowait()
             if request is not None:
                 request.fail(message)
-
-    def _describe_failure(self, exc: BaseException) -> str:
-        if isinstance(exc, asyncio.CancelledError):
-            return "the connection was cancelled"
-        login = _find(exc, LoginRequired)
-        if login is not None:
-            self.state = "needs-auth"
-            return str(login)
-        cause = _innermost(exc)
-        if isinstance(cause, ModuleNotFoundError) and (cause.name or "").startswith("mcp"):
-            return "the 'mcp' package is not installed; run: pip install 'loopwright[mcp]'"
-        detail = str(cause) or type(cause).__name__
-        if isinstance(cause, FileNotFoundError) and isinstance(self.config, StdioServerConfig):
-            detail = f"command not found: {self.config.command!r}; check the path and PATH"
-        elif self.state == "connected":
-            detail = f"the connection was lost: {detail}"
-        elif not isinstance(self.config, StdioServerConfig):
-            detail = f"could not connect to {self.config.url}: {detail}"
-        else:
-            detail = f"the server did not start: {detail}; check its command, args and env"
-        return _with_detail(detail, self._stderr_tail())
-
-    def _stderr_tail(self) -> str:
-        if self._stderr is None:
-            return ""
-        try:
-            # Only the end matters, and a chatty server's log can be long: read just the tail.
-            self._stderr.flush()
-            size = os.fstat(self._stderr.fileno()).st_size
-            with open(self._stderr.fileno(), "rb", closefd=False) as raw:
-                raw.seek(max(0, size - 4 * _STDERR_TAIL_CHARS))
-                text = raw.read().decode("utf-8", "replace").strip()
-        except (OSError, ValueError):
-            return ""
-        return f"server stderr: {text[-_STDERR_TAIL_CHARS:]}" if text else ""
-
-    def _unavailable_message(self) -> str:
-        return (
-            f"MCP server {self.name!r} is not available: {self.error or 'not connected'}. "
-            "Its tools cannot be used in this session; continue without them or ask the user "
-            "to fix the server configuration."
-        )
-
-    def _timeout_message(self, label: str) -> str:
-        return (
-            f"MCP {label} on server {self.name!r} did not answer within "
-            f"{self.call_timeout:g} s; try smaller input or another approach."
-        )
-
-    def _call_failed_message(self, label: str, exc: BaseException) -> str:
-        message = redact_text(f"MCP {label} on server {self.name!r} failed: {exc}")
-        if "sampling" in str(exc).lower() and not self.host.allow_sampling:
-            # The server wanted the client's model; that is the user's call, off by default.
-            message += (
-                ". It needs MCP sampling, which is off: continue without it, or ask the user "
-                "to allow it (Options(mcp_sampling=True), --mcp-sampling)"
-            )
-        return message
 
 
 async def _list_all_tools(client: Any, cache_mode: str = "use") -> list[Any]:
@@ -491,42 +460,3 @@ def _detached() -> asyncio.Future[Any]:
     future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
     future.add_done_callback(lambda f: f.cancelled() or f.exception())
     return future
-
-
-def _with_detail(message: str, detail: str) -> str:
-    return f"{message} ({detail})" if detail else message
-
-
-def _connection_lost(exc: BaseException) -> bool:
-    from mcp.client.subscriptions import SubscriptionLost
-    from mcp.shared.exceptions import MCPError
-    from mcp_types import CONNECTION_CLOSED
-
-    if _find(exc, SubscriptionLost) is not None:
-        return True
-    error = _find(exc, MCPError)
-    return isinstance(error, MCPError) and error.code == CONNECTION_CLOSED
-
-
-def _find(exc: BaseException, kind: type[BaseException]) -> BaseException | None:
-    """An exception of ``kind`` anywhere in groups, causes and contexts of ``exc``."""
-    seen: set[int] = set()
-    todo = [exc]
-    while todo:
-        item = todo.pop()
-        if id(item) in seen:
-            continue
-        seen.add(id(item))
-        if isinstance(item, kind):
-            return item
-        if isinstance(item, BaseExceptionGroup):
-            todo.extend(item.exceptions)
-        todo.extend(e for e in (item.__cause__, item.__context__) if e is not None)
-    return None
-
-
-def _innermost(exc: BaseException) -> BaseException:
-    """The single real error inside nested exception groups (anyio task groups wrap them)."""
-    while isinstance(exc, BaseExceptionGroup) and len(exc.exceptions) == 1:
-        exc = exc.exceptions[0]
-    return exc
