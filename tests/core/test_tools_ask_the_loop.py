@@ -2,11 +2,12 @@
 services and asks the loop for something only through its result's ``request``."""
 
 import dataclasses
+from pathlib import Path
 from typing import Any
 
 import pytest
 
-from loopwright import tool
+from loopwright import Options, PermissionResultAllow, query, tool
 from loopwright.guardrails import Guardrail, GuardrailInput, GuardrailVerdict
 from loopwright.messages import Message, ResultMessage, SystemMessage, ToolResultBlock
 from loopwright.subagents.handoffs import HandoffAgent, handoff
@@ -157,3 +158,33 @@ async def test_a_tool_whose_service_the_session_lacks_answers_with_what_to_confi
     assert isinstance(answer, ToolResultBlock) and answer.is_error
     assert message in answer.text
     assert result_of(messages).subtype == "success"
+
+
+async def test_an_approved_handoff_switches_the_agent_when_its_batch_is_answered(
+    tmp_path: Path,
+) -> None:
+    def opts(model: ScriptedModel, **extra: Any) -> Options:
+        # Persisted: the answer comes in a later run, which reads the waiting batch back.
+        return Options(
+            model=model,
+            tools=[handoff(BILLING)],
+            defer_tools=["transfer_to_billing"],
+            session_store=f"sqlite:{tmp_path / 's.db'}",
+            cwd=str(tmp_path),
+            setting_sources=[],
+            permission_mode="bypassPermissions",
+            **extra,
+        )
+
+    first = result_of(
+        await collect("refund", opts(ScriptedModel([tool_call("transfer_to_billing")])))
+    )
+    assert first.subtype == "pending_approval", first.errors
+    call_id = first.pending_approvals[0]["tool_use_id"]
+    model = ScriptedModel([text("Billing here.")])
+
+    resumed = opts(model, resume=first.session_id, approvals={call_id: PermissionResultAllow()})
+    messages = [m async for m in query(None, resumed)]
+
+    assert model.requests[0].system == "You handle refunds."
+    assert result_of(messages).result == "Billing here."
