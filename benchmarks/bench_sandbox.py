@@ -22,8 +22,9 @@ from pathlib import Path
 from loopwright.sandbox import BwrapSandbox, SandboxSettings
 from loopwright.sandbox.host_support import ISOLATION_FLAGS
 from loopwright.sandbox.quarantine import ProtectedPathsWatch
-from loopwright.tools.base import SessionState, ToolContext
+from loopwright.tools.base import SessionState, ToolContext, ToolServices
 from loopwright.tools.bash import BashTool
+from loopwright.tools.command_wrapper import WrapsCommands
 
 RUNS = 30
 _OLD_FLAGS = ["--die-with-parent", "--new-session", "--unshare-pid", "--unshare-ipc"]
@@ -39,8 +40,8 @@ def median_ms(measure: Callable[[], object], runs: int = RUNS) -> float:
     return statistics.median(times) * 1000
 
 
-def bash_tool_ms(work: Path, wrapper: object | None) -> float:
-    services = {"command_wrapper": wrapper} if wrapper is not None else {}
+def bash_tool_ms(work: Path, wrapper: WrapsCommands | None) -> float:
+    services = ToolServices(command_wrapper=wrapper)
     ctx = ToolContext(state=SessionState(cwd=work), tool_use_id="b", services=services)
 
     async def once() -> None:

@@ -9,23 +9,24 @@
   then gets the guardrail's message instead of the call's output, and the run goes on.
 
 A tripped guardrail ends the run with ``ResultMessage(subtype="error_guardrail_tripped")``,
-after a ``SystemMessage(subtype="guardrail_tripped")`` that says which one and why.
+after a ``SystemMessage(subtype="guardrail_tripped")`` that says which one and why. A tool
+guardrail asks for that the way every tool asks the loop: its result's ``EndRun`` request.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import inspect
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final, Literal
 
-from loopwright.messages import ConversationMessage
+from loopwright.messages import ConversationMessage, SystemMessage
 from loopwright.tools.base import Tool, ToolContext, ToolResult, ToolWrapper
+from loopwright.tools.results import EndRun
 
 GuardrailKind = Literal["input", "output", "tool_input", "tool_output"]
 GUARDRAIL_TRIPPED_SUBTYPE: Final = "error_guardrail_tripped"
-# Where a tripped tool guardrail leaves its verdict for the loop (in the session's services).
-TRIPPED_SERVICE = "guardrail_tripped"
 
 
 @dataclass(frozen=True, slots=True)
@@ -89,6 +90,14 @@ class GuardrailTrip:
         shown = info if isinstance(info, str | int | float | bool | type(None)) else repr(info)
         return {"guardrail": self.guardrail.label, "kind": self.guardrail.kind, "info": shown}
 
+    def notice(self) -> SystemMessage:
+        """What the stream shows before the run ends."""
+        return SystemMessage("guardrail_tripped", self.to_data())
+
+    def end_run(self) -> EndRun:
+        """The request that ends the run after the tool batch."""
+        return EndRun(GUARDRAIL_TRIPPED_SUBTYPE, self.notice(), (self.describe(),))
+
 
 async def run_check(guardrail: Guardrail, data: GuardrailInput) -> GuardrailVerdict:
     produced = guardrail.check(data)
@@ -129,24 +138,30 @@ class GuardedTool(ToolWrapper):
 
     async def call(self, input: dict[str, Any], ctx: ToolContext) -> ToolResult:
         before = GuardrailInput("tool_input", tool_name=self.name, tool_input=input)
-        stop = await self._check(before, ctx)
+        stop = await self._check(before)
         if stop is not None:
             return stop
         result: ToolResult = await self.inner.call(input, ctx)
         after = GuardrailInput(
             "tool_output", tool_name=self.name, tool_input=input, tool_output=result
         )
-        stop = await self._check(after, ctx)
-        return result if stop is None else stop
+        stop = await self._check(after)
+        if stop is None:
+            return result
+        if stop.request is None and result.request is not None:
+            # A rejected output is replaced for the model; what the tool asked of the loop
+            # (a handoff it made) still stands. A trip's EndRun replaces it.
+            return dataclasses.replace(stop, request=result.request)
+        return stop
 
-    async def _check(self, data: GuardrailInput, ctx: ToolContext) -> ToolResult | None:
+    async def _check(self, data: GuardrailInput) -> ToolResult | None:
         for guardrail in self.guardrails:
             if guardrail.kind != data.kind or not guardrail.applies_to(self.name):
                 continue
             verdict = await run_check(guardrail, data)
             if verdict.tripped:
-                ctx.services.setdefault(TRIPPED_SERVICE, GuardrailTrip(guardrail, verdict))
-                return ToolResult.error(f"Stopped: {GuardrailTrip(guardrail, verdict).describe()}.")
+                trip = GuardrailTrip(guardrail, verdict)
+                return ToolResult.error(f"Stopped: {trip.describe()}.", request=trip.end_run())
             if verdict.reject_message is not None:
                 return ToolResult(verdict.reject_message, is_error=True)
         return None

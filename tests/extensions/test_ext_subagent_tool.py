@@ -9,7 +9,7 @@ import pytest
 from error_advice import assert_says_what_to_do
 from loopwright.options import AgentDefinition
 from loopwright.subagents.tool import GENERAL_PURPOSE_NAME, make_agent_tool, narrow_tools
-from loopwright.tools.base import SessionState, ToolContext, ToolResult
+from loopwright.tools.base import SessionState, ToolContext, ToolResult, ToolServices
 
 PARENT = ["Read", "Grep", "Glob", "Bash", "Edit", "Agent", "mcp__gh__issues", "mcp__gh__pulls"]
 
@@ -67,7 +67,7 @@ async def test_call_delegates_to_run_subagent_and_returns_its_result(ctx: ToolCo
         calls.append((name, definition, prompt, context.tool_use_id))
         return ToolResult("final report")
 
-    ctx.services["run_subagent"] = run_subagent
+    ctx.services = ToolServices(run_subagent=run_subagent)
     tool = make_agent_tool({"code-reviewer": REVIEWER})
     result = await tool.call(
         {"description": "review", "prompt": "Review auth.py", "subagent_type": "code-reviewer"},
@@ -95,7 +95,7 @@ async def test_subagent_crash_is_an_error_result(ctx: ToolContext) -> None:
     async def run_subagent(*_: object) -> ToolResult:
         raise RuntimeError("model unavailable")
 
-    ctx.services["run_subagent"] = run_subagent
+    ctx.services = ToolServices(run_subagent=run_subagent)
     tool = make_agent_tool({})
     result = await tool.call({"description": "x", "prompt": "y"}, ctx)
     assert result.is_error and "model unavailable" in str(result.content)

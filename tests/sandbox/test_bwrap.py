@@ -15,7 +15,7 @@ import pytest
 
 from loopwright.errors import ConfigurationError
 from loopwright.sandbox import BwrapSandbox, SandboxSettings, check_available
-from loopwright.tools.base import SessionState, ToolContext
+from loopwright.tools.base import SessionState, ToolContext, ToolServices
 from loopwright.tools.bash import BashTool
 
 pytestmark = pytest.mark.skipif(
@@ -164,7 +164,9 @@ def test_allowlisted_domain_goes_through_the_proxy(
 async def test_bash_tool_runs_through_the_wrapper(sandbox: BwrapSandbox, workdir: Path) -> None:
 
     ctx = ToolContext(
-        state=SessionState(cwd=workdir), tool_use_id="t1", services={"command_wrapper": sandbox}
+        state=SessionState(cwd=workdir),
+        tool_use_id="t1",
+        services=ToolServices(command_wrapper=sandbox),
     )
     # Outside the working dirs and the private scratch dir, everything is read-only.
     outside = Path("/var/tmp") / f".loopwright-escape-{os.getpid()}"  # read-only inside

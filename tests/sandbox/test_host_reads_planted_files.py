@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from loopwright.sandbox import BwrapSandbox, SandboxSettings
-from loopwright.tools.base import SessionState, ToolContext
+from loopwright.tools.base import SessionState, ToolContext, ToolServices
 from loopwright.tools.bash import BashTool
 from loopwright.tools.bash_background import BashOutputTool, background_shells
 
@@ -59,7 +59,7 @@ def ctx(workdir: Path, home: Path, tmp_path: Path) -> Iterator[ToolContext]:
         tool_use_id="t1",
         session_id="planted",
         working_dirs=(workdir,),
-        services={"command_wrapper": box},
+        services=ToolServices(command_wrapper=box),
     )
     box.close()
 

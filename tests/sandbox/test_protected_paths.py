@@ -15,7 +15,7 @@ from loopwright.messages import ToolResultBlock, UserMessage
 from loopwright.sandbox import BwrapSandbox, SandboxSettings
 from loopwright.stores import loopwright_home, project_key
 from loopwright.testing import ScriptedModel, text, tool_call
-from loopwright.tools.base import SessionState, ToolContext
+from loopwright.tools.base import SessionState, ToolContext, ToolServices
 from loopwright.tools.bash import BashTool
 from loopwright.tools.bash_background import BashOutputTool, background_shells
 
@@ -53,7 +53,7 @@ def make_context(
 ) -> Iterator[ToolContext]:
     box = BwrapSandbox(SandboxSettings(), working_dirs, home=home, quarantine_dir=quarantine)
     state = SessionState(cwd=cwd or working_dirs[0])
-    yield ToolContext(state=state, tool_use_id="t", services={"command_wrapper": box})
+    yield ToolContext(state=state, tool_use_id="t", services=ToolServices(command_wrapper=box))
     box.close()
 
 
@@ -276,7 +276,7 @@ async def test_a_shell_that_ended_in_a_quarantined_folder_goes_on_in_the_working
         state=SessionState(cwd=workdir),
         tool_use_id="t",
         working_dirs=(workdir,),
-        services={"command_wrapper": box},
+        services=ToolServices(command_wrapper=box),
     )
     try:
         out = await bash(ctx, "mkdir .loopwright && cd .loopwright && touch settings.json")

@@ -10,7 +10,7 @@ from typing import Any
 from tools_test_helpers import process_state, wait_for_file, wait_until_dead
 
 from error_advice import assert_says_what_to_do
-from loopwright.tools.base import SessionState, ToolContext, ToolResult
+from loopwright.tools.base import SessionState, ToolContext, ToolResult, ToolServices
 from loopwright.tools.bash import BashTool
 
 
@@ -89,7 +89,7 @@ async def test_command_wrapper_transforms_argv(ctx: ToolContext) -> None:
             seen.append((argv, cwd))
             return (["env", "WRAPPED=yes", *argv], env)
 
-    ctx.services["command_wrapper"] = Wrapper()
+    ctx.services = ToolServices(command_wrapper=Wrapper())
     result = await bash(ctx, "echo $WRAPPED")
     assert str(result.content).strip() == "yes"
     assert seen and seen[0][1] == str(ctx.state.cwd)

@@ -12,7 +12,7 @@ from jsonschema import Draft202012Validator
 from error_advice import assert_says_what_to_do
 from loopwright.errors import ConfigurationError
 from loopwright.tools.ask_user import AskUserQuestionTool
-from loopwright.tools.base import Tool, ToolContext
+from loopwright.tools.base import Tool, ToolContext, ToolServices
 from loopwright.tools.builtins import BUILTIN_TOOL_NAMES, builtin_tool
 from loopwright.tools.read import ReadTool
 from loopwright.tools.todo import TodoWriteTool
@@ -43,7 +43,7 @@ async def test_web_search_without_backend_says_how_to_configure(ctx: ToolContext
 
 async def test_web_search_uses_the_backend_and_enforces_domains(ctx: ToolContext) -> None:
     backend = FakeSearch()
-    ctx.services["web_search"] = backend
+    ctx.services = ToolServices(web_search=backend)
     result = await WebSearchTool().call(
         {"query": "asyncio", "allowed_domains": ["example.com"]}, ctx
     )
@@ -59,7 +59,7 @@ async def test_web_search_uses_the_backend_and_enforces_domains(ctx: ToolContext
 
 
 async def test_web_search_malformed_input(ctx: ToolContext) -> None:
-    ctx.services["web_search"] = FakeSearch()
+    ctx.services = ToolServices(web_search=FakeSearch())
     for case, fix in (
         ({}, "query must be a string of at least 2 characters"),
         ({"query": "x"}, "query must be a string of at least 2 characters"),
@@ -133,7 +133,7 @@ async def test_ask_user_routes_to_the_callback(ctx: ToolContext, asynchronous: b
     async def answer_async(questions: list[dict[str, Any]]) -> dict[str, str]:
         return answer(questions)
 
-    ctx.services["ask_user"] = answer_async if asynchronous else answer
+    ctx.services = ToolServices(ask_user=answer_async if asynchronous else answer)
     result = await AskUserQuestionTool().call({"questions": [QUESTION]}, ctx)
     assert not result.is_error and "SQLite" in str(result.content)
     assert seen[0][0]["question"] == "Which database?"
@@ -143,7 +143,7 @@ async def test_ask_user_malformed_questions(ctx: ToolContext) -> None:
     def no_answers(questions: list[dict[str, Any]]) -> dict[str, str]:
         return {}
 
-    ctx.services["ask_user"] = no_answers
+    ctx.services = ToolServices(ask_user=no_answers)
     one_option = {**QUESTION, "options": [{"label": "only", "description": "one"}]}
     for questions, fix in (
         ([], "a list of 1 to 4 questions"),

@@ -16,8 +16,8 @@ import pytest
 from loopwright import Options, query
 from loopwright.messages import Message, ToolResultBlock, UserMessage
 from loopwright.testing import ScriptedModel, text, tool_call
-from loopwright.tools.base import ToolContext, ToolResult
-from loopwright.tools.web_address import WEB_FETCH_GUARD_SERVICE, WebFetchGuard
+from loopwright.tools.base import ToolContext, ToolResult, ToolServices
+from loopwright.tools.web_address import WebFetchGuard
 from loopwright.tools.web_fetch import MAX_CONVERT_BYTES, WebFetchTool
 
 BIG_HTML = b"<html><body>" + b"<p>para <b>bold</b> <i>it</i></p>\n" * 100_000 + b"</body></html>"
@@ -161,7 +161,7 @@ def guarded_context(deny: str) -> ToolContext:
     return ToolContext(
         state=SessionState(cwd=Path.cwd()),
         tool_use_id="t1",
-        services={WEB_FETCH_GUARD_SERVICE: WebFetchGuard.from_specifiers([f"domain:{deny}"])},
+        services=ToolServices(web_fetch_guard=WebFetchGuard.from_specifiers([f"domain:{deny}"])),
     )
 
 

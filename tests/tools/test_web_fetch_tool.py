@@ -12,7 +12,7 @@ import pytest
 
 from error_advice import assert_says_what_to_do
 from loopwright.models.scripted import ScriptedModel, text
-from loopwright.tools.base import ToolContext, ToolResult
+from loopwright.tools.base import ToolContext, ToolResult, ToolServices
 from loopwright.tools.web_fetch import MAX_BODY_BYTES, WebFetchTool
 
 HTML = b"""<!doctype html><html><head><title>Doc</title><script>var hidden = 1;</script>
@@ -150,7 +150,7 @@ async def test_malformed_inputs_are_errors(ctx: ToolContext) -> None:
 
 async def test_prompt_is_answered_by_the_session_model(ctx: ToolContext, server: str) -> None:
     model = ScriptedModel([text("The page has a heading and two list items.")])
-    ctx.services["model"] = model
+    ctx.services = ToolServices(model=model)
     result = await fetch(ctx, url=f"{server}/html", prompt="What is on the page?")
     assert "two list items" in str(result.content)
     asked = model.requests[0]

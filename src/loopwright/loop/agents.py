@@ -4,17 +4,17 @@ that can end a run with ``error_guardrail_tripped``.
 The loop calls these at fixed points: input guardrails start with the run and are settled
 after the first model response; tool guardrails wrap the tools of each batch; output
 guardrails see a successful answer; a handoff tool's switch is applied after its batch.
+Tools ask for those through their results' requests (``ToolTurn.requests``).
 """
 
 from __future__ import annotations
 
 import asyncio
 import dataclasses
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 
 from loopwright.guardrails import (
     GUARDRAIL_TRIPPED_SUBTYPE,
-    TRIPPED_SERVICE,
     GuardrailInput,
     GuardrailTrip,
     first_trip,
@@ -25,8 +25,9 @@ from loopwright.messages import SystemMessage, UserMessage
 from loopwright.session.agent import Agent
 from loopwright.session.resolve import resolve_model, resolve_tools, with_retries
 from loopwright.session.session import Session
-from loopwright.subagents.handoffs import PENDING_HANDOFF_SERVICE, PendingHandoff
-from loopwright.tools.base import Tool
+from loopwright.subagents.handoffs import PendingHandoff
+from loopwright.tools.base import LoopRequest, Tool
+from loopwright.tools.results import EndRun, SwitchAgent
 from loopwright.tools.structured_output import STRUCTURED_OUTPUT_TOOL_NAME
 
 InputChecks = asyncio.Task[GuardrailTrip | None]
@@ -73,9 +74,14 @@ def guard_tools(agent: Agent, tools: Mapping[str, Tool]) -> Mapping[str, Tool]:
     return {name: guarded_tool(tool, guardrails) for name, tool in tools.items()}
 
 
-def tool_trip(session: Session) -> GuardrailTrip | None:
-    trip = session.services.pop(TRIPPED_SERVICE, None)
-    return trip if isinstance(trip, GuardrailTrip) else None
+def tool_ended(requests: Sequence[LoopRequest]) -> EndRun | None:
+    """The first request of the batch to end the run (a tripped tool guardrail), if any."""
+    return next((r for r in requests if isinstance(r, EndRun)), None)
+
+
+def run_ended(request: EndRun) -> tuple[SystemMessage, Finish]:
+    """The stream's notice of a tool's EndRun, and how the run ends."""
+    return request.notice, Finish(request.subtype, None, request.errors)
 
 
 def tripped(trip: GuardrailTrip) -> tuple[SystemMessage, Finish]:
@@ -84,10 +90,12 @@ def tripped(trip: GuardrailTrip) -> tuple[SystemMessage, Finish]:
     return notice, Finish(GUARDRAIL_TRIPPED_SUBTYPE, None, (trip.describe(),))
 
 
-async def apply_handoff(session: Session) -> SystemMessage | None:
+async def apply_handoff(session: Session, requests: Sequence[LoopRequest]) -> SystemMessage | None:
     """Switch to the agent a handoff tool asked for in the last batch, if any: a new Agent
     on the same Conversation."""
-    pending = session.services.pop(PENDING_HANDOFF_SERVICE, None)
+    switch = next((r for r in requests if isinstance(r, SwitchAgent)), None)
+    # A handoff() tool's switch is the one the loop can apply (see tools.results.Handover).
+    pending = switch.to if switch is not None else None
     if not isinstance(pending, PendingHandoff):
         return None
     current = session.agent

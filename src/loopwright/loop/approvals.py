@@ -15,6 +15,7 @@ import time
 from collections.abc import AsyncIterator, Mapping, Sequence
 from typing import Any
 
+from loopwright.loop.agents import apply_handoff, run_ended, tool_ended
 from loopwright.loop.steps import Finish
 from loopwright.loop.tool_turn import ToolTurn, tool_turn
 from loopwright.messages import AssistantMessage, ContentBlock, Message, ToolUseBlock, UserMessage
@@ -100,6 +101,13 @@ async def settle(session: Session) -> AsyncIterator[Message | Finish]:
     given = {r.tool_use_id: r for r in (*batch.results, *turn.results)}
     blocks: list[ContentBlock] = [given[c.id] for c in last.tool_calls if c.id in given]
     yield await session.conversation.append(UserMessage(blocks, session.agent.parent_tool_use_id))
+    ended = tool_ended(turn.requests)  # an approved call's request, as after any batch
+    if ended is not None:
+        for item in run_ended(ended):
+            yield item
+        return
+    if (switched := await apply_handoff(session, turn.requests)) is not None:
+        yield switched
     ending = turn.stop or turn.failed
     if ending is not None:
         yield ending

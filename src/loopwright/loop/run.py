@@ -22,9 +22,10 @@ from loopwright.loop.agents import (
     apply_handoff,
     cancel_input_checks,
     output_trip,
+    run_ended,
     settle_input_checks,
     start_input_checks,
-    tool_trip,
+    tool_ended,
     tripped,
 )
 from loopwright.loop.approvals import defer, pending_batch, settle
@@ -223,12 +224,12 @@ async def _act(
     yield await conversation.append(turn.message)
     for message in turn.notices:
         yield message
-    trip = tool_trip(session)
-    if trip is not None:
-        for item in tripped(trip):
+    ended = tool_ended(turn.requests)
+    if ended is not None:
+        for item in run_ended(ended):
             yield item
         return
-    switched = await apply_handoff(session)
+    switched = await apply_handoff(session, turn.requests)
     if switched is not None:
         yield switched
     # In this order: a stop, then a valid structured answer, then a broken batch.
@@ -348,7 +349,6 @@ def _start_run_span(session: Session) -> object:
         },
         parent_context,
     )
-    session.services["trace_context"] = session.trace_context
     return span
 
 

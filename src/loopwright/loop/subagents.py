@@ -8,6 +8,8 @@ parent's tool_use id, and only its final text goes back as the tool result.
 
 from __future__ import annotations
 
+import dataclasses
+
 from loopwright.loop.run import agent_loop
 from loopwright.messages import (
     AssistantMessage,
@@ -19,7 +21,6 @@ from loopwright.messages import (
 from loopwright.options import AgentDefinition
 from loopwright.session.child import child_session
 from loopwright.session.session import Session, aclose_each
-from loopwright.subagents.tool import RUN_SUBAGENT_SERVICE
 from loopwright.tools.base import ToolContext, ToolResult
 
 
@@ -27,11 +28,14 @@ def install_subagents(session: Session) -> None:
     """Offer the Agent tool a way to run subagents of this session."""
 
     async def run_subagent(
-        name: str, definition: AgentDefinition, prompt: str, ctx: ToolContext
+        name: str, definition: object, prompt: str, ctx: ToolContext
     ) -> ToolResult:
+        if not isinstance(definition, AgentDefinition):
+            return ToolResult.error(f"subagent {name!r} has no AgentDefinition: {definition!r}")
         return await _run(session, name, definition, prompt, ctx)
 
-    session.services[RUN_SUBAGENT_SERVICE] = run_subagent
+    # Replaced whole, before the first call: every ToolContext sees one set of services.
+    session.services = dataclasses.replace(session.services, run_subagent=run_subagent)
 
 
 async def _run(

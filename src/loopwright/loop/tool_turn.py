@@ -23,7 +23,7 @@ from loopwright.messages import (
 )
 from loopwright.session.checkpoints import checkpointed
 from loopwright.session.session import Session
-from loopwright.tools.base import GateDecision, ToolContext, ToolGate
+from loopwright.tools.base import GateDecision, LoopRequest, ToolContext, ToolGate
 from loopwright.tools.executor import BatchOutcome, execute
 
 
@@ -40,6 +40,8 @@ class ToolTurn:
     failed: Finish | None  # the batch itself broke
     # Calls that wait for approval (by tool_use id; their results above say "not run").
     deferred: dict[str, GateDecision] = field(default_factory=dict[str, GateDecision])
+    # What the tools asked of the loop (ToolResult.request), in the model's order.
+    requests: tuple[LoopRequest, ...] = ()
 
 
 async def tool_turn(
@@ -70,6 +72,7 @@ async def tool_turn(
         stop=_stop(session, ended, outcome, report.stop_reason),
         failed=_failed(ended),
         deferred=dict(outcome.deferred),
+        requests=outcome.ordered_requests(calls),
     )
 
 
@@ -108,6 +111,7 @@ async def _execute(
             working_dirs=agent.working_dirs,
             emit=emit,
             services=session.services,
+            trace_context=session.trace_context,
         )
 
     # Checkpoints are taken as each editing tool runs: after its permission decision.

@@ -76,6 +76,9 @@ class McpManager:
         self.reconnect_delays = tuple(reconnect_delays)
         self._disabled: set[str] = set()
         self._toggles = 0  # enable/disable count, part of the generation
+        # The generation the session's tool set reflects (kept by mcp/live.py): one manager
+        # serves one session, so this is that session's own state.
+        self.synced_generation: int | None = None
         self._connections: dict[str, ServerConnection] = {}
         self._sdk_servers: dict[str, SdkServerConfig] = {}
         self._invalid: dict[str, str] = {}

@@ -17,6 +17,7 @@ from loopwright.errors import ConfigurationError
 from loopwright.mcp.adapters import McpTool, SdkTool
 from loopwright.mcp.errors import McpRequestError
 from loopwright.messages import ContentBlock, ImageBlock, SystemMessage, TextBlock, UserMessage
+from loopwright.tools.base import ToolServices
 
 if TYPE_CHECKING:  # the manager module imports anyio: loaded only by sessions with MCP
     from loopwright.mcp.client import McpManager
@@ -26,7 +27,7 @@ class Session(Protocol):
     """What this module uses of a loopwright Session (the session layer sits above MCP)."""
 
     state: Any
-    services: dict[str, Any]
+    services: ToolServices
     agent: Any
     pending_notices: list[Any]
 
@@ -34,7 +35,6 @@ class Session(Protocol):
 
 
 MCP_RESOURCE = "mcp"  # the manager's key in SessionState.resources
-_SEEN_GENERATION = "mcp_generation"  # services key: the generation the tool set reflects
 _PROMPT_COMMAND = re.compile(r"^/mcp__(\S+)(?:\s+(.*))?$", re.S)
 # @server:uri — the server name as configured, the URI up to whitespace.
 _MENTION = re.compile(r"(?<![\w@])@([A-Za-z0-9_.-]+):(\S+)")
@@ -50,17 +50,17 @@ def bind_session(session: Session) -> None:
     manager = manager_of(session)
     if manager is None:
         return
-    manager.host.model = session.services.get("model")
+    manager.host.model = session.services.model
     manager.host.working_dirs = tuple(session.agent.working_dirs)
-    session.services[_SEEN_GENERATION] = manager.generation
+    manager.synced_generation = manager.generation
 
 
 def refresh_tools(session: Session) -> bool:
     """Put the servers' current tools into the Agent when they changed; whether they did."""
     manager = manager_of(session)
-    if manager is None or session.services.get(_SEEN_GENERATION) == manager.generation:
+    if manager is None or manager.synced_generation == manager.generation:
         return False
-    session.services[_SEEN_GENERATION] = manager.generation
+    manager.synced_generation = manager.generation
     agent = session.agent
     removed = {n for n in agent.options.disallowed_tools if "(" not in n}
     kept = {k: t for k, t in agent.tools.items() if not isinstance(t, McpTool | SdkTool)}

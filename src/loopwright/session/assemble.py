@@ -63,9 +63,9 @@ from loopwright.stores import (
     start_transcript,
 )
 from loopwright.stores.transcript import RestoredSession
-from loopwright.tools.base import READ_GUARD_SERVICE, SessionState
+from loopwright.tools.base import SessionState, ToolServices
 from loopwright.tools.command_wrapper import CommandWrapper
-from loopwright.tools.web_address import WEB_FETCH_GUARD_SERVICE, WebFetchGuard
+from loopwright.tools.web_address import WebFetchGuard
 from loopwright.types import PermissionMode
 
 DEFAULT_SYSTEM_PROMPT = """\
@@ -179,26 +179,32 @@ def _gate(
 
 def _services(
     options: Options, base: _Base, state: SessionState, notices: list[str]
-) -> dict[str, Any]:
+) -> ToolServices:
     """What tools may use: the question callback, the search backend, the read guard, and
     how to run commands (env, sandbox). The session's own model is added with the Session."""
-    settings = base.settings
     policy = base.gate.policy
-    services: dict[str, Any] = {
-        READ_GUARD_SERVICE: ReadGuard.from_rules(
+    return ToolServices(
+        read_guard=ReadGuard.from_rules(
             policy.rules.deny,
             policy.working_dirs[0] if policy.working_dirs else base.cwd,
             policy.home,
-        )
-    }
-    # WebFetch checks the addresses it connects to against the same deny rules.
-    services[WEB_FETCH_GUARD_SERVICE] = WebFetchGuard.from_specifiers(
-        r.specifier for r in policy.rules.deny if r.tool == "WebFetch" and r.specifier
+        ),
+        # WebFetch checks the addresses it connects to against the same deny rules.
+        web_fetch_guard=WebFetchGuard.from_specifiers(
+            r.specifier for r in policy.rules.deny if r.tool == "WebFetch" and r.specifier
+        ),
+        ask_user=options.ask_user,
+        web_search=options.web_search_backend,
+        command_wrapper=_command_wrapper(options, base, state, notices),
     )
-    if options.ask_user is not None:
-        services["ask_user"] = options.ask_user
-    if options.web_search_backend is not None:
-        services["web_search"] = options.web_search_backend
+
+
+def _command_wrapper(
+    options: Options, base: _Base, state: SessionState, notices: list[str]
+) -> CommandWrapper | None:
+    """How Bash runs commands: the session's env and sandbox (None when it has neither)."""
+    settings = base.settings
+    policy = base.gate.policy
     env = {**(settings.env if settings else {}), **options.env}
     sandbox_settings = options.sandbox or (settings.sandbox if settings else None)
     sandbox: BwrapSandbox | None = None
@@ -218,9 +224,7 @@ def _services(
                 "the sandbox is not available, so Bash runs UNSANDBOXED "
                 f"(allow_unsandboxed=True): {sandbox.unavailable_reason}"
             )
-    if env or sandbox is not None:
-        services["command_wrapper"] = CommandWrapper(env, sandbox)
-    return services
+    return CommandWrapper(env, sandbox) if env or sandbox is not None else None
 
 
 def session_data_dir(cwd: Path, session_id: str) -> Path:
@@ -280,7 +284,8 @@ async def assemble_session(options: Options) -> Session:
         checkpoints=FileCheckpoints() if options.enable_file_checkpointing else None,
     )
     conversation.snapshot = session.snapshot
-    services["model"] = CountingModel(session)  # tools' own calls count in the totals
+    # Tools' own calls count in the totals; the model exists only with the Session.
+    session.services = dataclasses.replace(services, model=CountingModel(session))
     session.pending_notices.extend(
         SystemMessage("informational", {"message": notice}) for notice in draft.notices
     )

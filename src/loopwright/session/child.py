@@ -13,7 +13,7 @@ from loopwright.session.agent import Agent
 from loopwright.session.resolve import resolve_model, with_retries
 from loopwright.session.session import Session, meter_for
 from loopwright.session.spend import require_price_for_budget
-from loopwright.subagents.tool import RUN_SUBAGENT_SERVICE, narrow_tools
+from loopwright.subagents.tool import narrow_tools
 from loopwright.tools.base import SessionState, Tool
 from loopwright.tools.structured_output import STRUCTURED_OUTPUT_TOOL_NAME
 from loopwright.tools.tool_search import TOOL_SEARCH_NAME, DeferredToolRegistry
@@ -33,7 +33,7 @@ def child_session(
         session_id=parent.session_id,
         state=SessionState(cwd=parent.state.cwd, resources=parent.state.resources),
         spend=parent.spend.child(),
-        services={k: v for k, v in parent.services.items() if k != RUN_SUBAGENT_SERVICE},
+        services=dataclasses.replace(parent.services, run_subagent=None),  # no nesting
         meter=meter_for(agent),  # the subagent's own model decides its window
         parent=parent,
         checkpoints=parent.checkpoints,

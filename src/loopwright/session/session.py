@@ -26,7 +26,7 @@ from loopwright.session.conversation import Conversation
 from loopwright.session.spend import Spend
 from loopwright.stores.approvals import PendingBatch
 from loopwright.stores.transcript import StateSnapshot
-from loopwright.tools.base import SessionState
+from loopwright.tools.base import SessionState, ToolServices
 from loopwright.types import ApprovalDecision
 from loopwright.version import VERSION
 
@@ -43,7 +43,9 @@ class Session:
     state: SessionState
     conversation: Conversation = field(default_factory=Conversation)
     spend: Spend = field(default_factory=Spend)
-    services: dict[str, Any] = field(default_factory=dict[str, Any])
+    # What tools may use (frozen; what exists only with the Session is added by replacing
+    # the whole value: see ToolServices).
+    services: ToolServices = field(default_factory=ToolServices)
     meter: ContextMeter = field(default_factory=lambda: ContextMeter(128_000))
     breaker: CompactionBreaker = field(default_factory=CompactionBreaker)
     parent: Session | None = None

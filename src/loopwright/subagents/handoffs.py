@@ -3,8 +3,9 @@
 Unlike a subagent (which works on a task and returns its report to the caller), a handoff
 changes who is talking: the target's instructions, tools, model and settings replace the
 current ones, and the conversation goes on with the same history. The model triggers one
-by calling the handoff's tool (``transfer_to_<agent>``); ``on_handoff`` runs then, and the
-loop switches agents once the tool batch is done, optionally passing the history through
+by calling the handoff's tool (``transfer_to_<agent>``); ``on_handoff`` runs then, the
+tool's result asks the loop to switch (a ``SwitchAgent`` request), and the loop switches
+agents once the tool batch is done, optionally passing the history through
 ``input_filter``. The switch shows as ``SystemMessage(subtype="handoff")`` in the stream
 and the transcript.
 
@@ -26,9 +27,7 @@ from loopwright.messages import ConversationMessage
 from loopwright.models.base import Effort, Model
 from loopwright.tools.agent_action import AgentAction
 from loopwright.tools.base import Tool, ToolContext, ToolResult
-
-# Where a handoff tool leaves the switch for the loop (in the session's services).
-PENDING_HANDOFF_SERVICE = "pending_handoff"
+from loopwright.tools.results import SwitchAgent
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -55,9 +54,19 @@ HistoryFilter = Callable[
 
 @dataclass(frozen=True, slots=True)
 class PendingHandoff:
+    """The switch a handoff tool asks for (the ``Handover`` of its SwitchAgent request)."""
+
     handoff: Handoff
     agent: HandoffAgent
     tool_use_id: str
+
+    @property
+    def agent_name(self) -> str:
+        return self.agent.name
+
+    @property
+    def tool_name(self) -> str:
+        return self.handoff.name
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -87,10 +96,10 @@ class Handoff(AgentAction):
         return await produced if inspect.isawaitable(produced) else produced
 
     async def call(self, input: dict[str, Any], ctx: ToolContext) -> ToolResult:
-        pending = ctx.services.get(PENDING_HANDOFF_SERVICE)
-        if isinstance(pending, PendingHandoff):
+        taken = next((r for r in ctx.earlier_requests if isinstance(r, SwitchAgent)), None)
+        if taken is not None:
             return ToolResult.error(
-                f"Not run: the conversation is already being handed to {pending.agent.name!r}; "
+                f"Not run: the conversation is already being handed to {taken.to.agent_name!r}; "
                 "only one handoff per turn takes effect"
             )
         agent = await self.target()
@@ -98,8 +107,8 @@ class Handoff(AgentAction):
             produced = self.on_handoff(input)
             if inspect.isawaitable(produced):
                 await produced
-        ctx.services[PENDING_HANDOFF_SERVICE] = PendingHandoff(self, agent, ctx.tool_use_id)
-        return ToolResult(json.dumps({"assistant": agent.name}))
+        switch = SwitchAgent(PendingHandoff(self, agent, ctx.tool_use_id))
+        return ToolResult(json.dumps({"assistant": agent.name}), request=switch)
 
     async def filter_history(self, history: list[ConversationMessage]) -> list[ConversationMessage]:
         if self.input_filter is None:

@@ -1,10 +1,11 @@
 """The Agent tool: hands a task to a subagent with a fresh context and its own tools.
 
 The tool only validates the request and lists the agents to the model; running the
-subagent is the loop's job, offered to tools as ``ctx.services["run_subagent"]``:
+subagent is the loop's job, offered to tools as ``ctx.services.run_subagent`` (a
+``tools.context.SubagentRunner``):
 
-    async def run_subagent(name: str, definition: AgentDefinition, prompt: str,
-                           ctx: ToolContext) -> ToolResult
+    async def run_subagent(name: str, definition: object, prompt: str,
+                           ctx: ToolContext) -> ToolResult  # definition: AgentDefinition
 
 It runs a fresh loop (tools narrowed with :func:`narrow_tools`), streams the subagent's
 messages tagged with ``parent_tool_use_id=ctx.tool_use_id``, and returns only the final
@@ -14,7 +15,7 @@ the loop).
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -23,10 +24,7 @@ from loopwright.tools.base import ToolContext, ToolResult
 from loopwright.types import PermissionMode
 
 AGENT_TOOL_NAME = "Agent"
-RUN_SUBAGENT_SERVICE = "run_subagent"
 GENERAL_PURPOSE_NAME = "general-purpose"
-
-RunSubagent = Callable[[str, AgentDefinition, str, ToolContext], Awaitable[ToolResult]]
 
 GENERAL_PURPOSE = AgentDefinition(
     description=(
@@ -143,7 +141,7 @@ class AgentTool:
         if not isinstance(requested, str) or requested not in self.agents:
             valid = ", ".join(self.agents) or "(none are configured)"
             return ToolResult.error(f"unknown subagent_type {requested!r}; use one of: {valid}")
-        run: RunSubagent | None = ctx.services.get(RUN_SUBAGENT_SERVICE)
+        run = ctx.services.run_subagent
         if run is None:
             return ToolResult.error(
                 "subagents cannot run in this session (no run_subagent service); "

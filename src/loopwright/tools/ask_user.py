@@ -8,8 +8,6 @@ from typing import Any, cast
 
 from loopwright.tools.base import ToolContext, ToolResult
 
-SERVICE_KEY = "ask_user"
-
 NO_CALLBACK = (
     "denied: no ask_user callback configured, so the user cannot be asked. Proceed on your "
     "own best judgement and state the assumption you made, or stop and explain what you "
@@ -106,8 +104,8 @@ class AskUserQuestionTool:
         questions = validate_questions(input.get("questions"))
         if isinstance(questions, str):
             return ToolResult.error(questions)
-        callback = ctx.services.get(SERVICE_KEY)
-        if callback is None or not callable(callback):
+        callback = ctx.services.ask_user
+        if callback is None:
             return ToolResult.error(NO_CALLBACK)
         try:
             answers = callback(questions)
@@ -120,4 +118,4 @@ class AskUserQuestionTool:
                 "the ask_user callback returned no answers; the user may have dismissed the "
                 "question — proceed on your best judgement or stop and explain"
             )
-        return ToolResult(_render_answers(questions, cast(dict[str, Any], answers)))
+        return ToolResult(_render_answers(questions, answers))

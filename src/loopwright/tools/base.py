@@ -10,71 +10,23 @@ import asyncio
 import dataclasses
 import inspect
 import re
-from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, field
-from pathlib import Path
+from collections.abc import Callable
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol, get_type_hints, overload, runtime_checkable
 
 from loopwright.errors import ConfigurationError, ToolInputError
-from loopwright.messages import ImageBlock, Message, TextBlock
+from loopwright.messages import ImageBlock, TextBlock
+from loopwright.tools.context import FileRecord as FileRecord
+from loopwright.tools.context import PathGuard as PathGuard
+from loopwright.tools.context import SessionState as SessionState
+from loopwright.tools.context import ToolContext as ToolContext
+from loopwright.tools.context import ToolServices as ToolServices
+from loopwright.tools.results import LoopRequest as LoopRequest
+from loopwright.tools.results import ToolResult as ToolResult
 from loopwright.types import HookNotice, PermissionMode
 
 if TYPE_CHECKING:  # pydantic is loaded only when a @tool is made: start-up stays fast
     from pydantic import TypeAdapter, ValidationError
-
-
-@dataclass(frozen=True, slots=True)
-class ToolResult:
-    """What a tool returns: text or text+image blocks, and whether it failed."""
-
-    content: str | list[TextBlock | ImageBlock]
-    is_error: bool = False
-
-    @classmethod
-    def error(cls, message: str) -> ToolResult:
-        return cls(message, is_error=True)
-
-
-@dataclass(slots=True)
-class FileRecord:
-    """What the session knows about a file it has read: when, and at which mtime/size."""
-
-    mtime_ns: int
-    size: int
-    partial: bool = False
-
-
-@dataclass(slots=True)
-class SessionState:
-    """Mutable per-session state that tools share (persisted with the session)."""
-
-    cwd: Path
-    read_files: dict[str, FileRecord] = field(default_factory=dict[str, FileRecord])
-    todos: list[dict[str, Any]] = field(default_factory=list[dict[str, Any]])
-    # Per-session services that tools own (background shells, persistent shell …).
-    resources: dict[str, Any] = field(default_factory=dict[str, Any])
-
-    def record_read(self, path: Path, *, partial: bool = False) -> None:
-        stat = path.stat()
-        self.read_files[str(path)] = FileRecord(stat.st_mtime_ns, stat.st_size, partial)
-
-
-@dataclass(slots=True)
-class ToolContext:
-    """Passed to every tool call."""
-
-    state: SessionState
-    tool_use_id: str
-    session_id: str = ""
-    working_dirs: tuple[Path, ...] = ()
-    # Lets a tool put a message into the stream (subagent messages, todo updates).
-    emit: Callable[[Message], Awaitable[None]] | None = None
-    # Anything the session offers tools: the model (for summaries), callbacks, options.
-    services: dict[str, Any] = field(default_factory=dict[str, Any])
-
-    @property
-    def cwd(self) -> Path:
-        return self.state.cwd
 
 
 @runtime_checkable
@@ -382,20 +334,6 @@ class GateDecision:
     # run ends pending_approval; ``suggestion`` is a rule that would allow such calls.
     deferred: bool = False
     suggestion: str | None = None
-
-
-# Tools that find files themselves (Grep, Glob) ask this service about every path.
-READ_GUARD_SERVICE = "read_guard"
-
-
-@runtime_checkable
-class PathGuard(Protocol):
-    """Which paths the session's Read deny rules hide (see permissions.read_guard)."""
-
-    @property
-    def active(self) -> bool: ...
-
-    def denied(self, path: str, cwd: Path) -> bool: ...
 
 
 @dataclass(frozen=True, slots=True)

@@ -198,7 +198,7 @@ class BashTool:
             return ToolResult.error(timeout)
         if not ctx.state.cwd.is_dir():
             return ToolResult.error(f"the working directory {ctx.state.cwd} no longer exists")
-        wrapper = ctx.services.get("command_wrapper")
+        wrapper = ctx.services.command_wrapper
         if input.get("run_in_background") is True:
             shells = background_shells(ctx.state)
             shell_id = await shells.start(command, ctx.state.cwd, output_directory(ctx), wrapper)

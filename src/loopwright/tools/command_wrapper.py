@@ -13,6 +13,16 @@ class CommandSandbox(Protocol):
     ) -> tuple[list[str], dict[str, str]]: ...
 
 
+class WrapsCommands(Protocol):
+    """What Bash hands each command to: argv and environment in, what to run out (a
+    CommandWrapper in a session; anything with ``wrap``, such as a sandbox, in tests). An
+    optional ``watch_protected()`` returns a ProtectedPathsWatch for one command."""
+
+    def wrap(
+        self, argv: list[str], env: dict[str, str], cwd: str
+    ) -> tuple[list[str], dict[str, str]]: ...
+
+
 class ProtectedPathsWatch(Protocol):
     """Taken before a command; ``settle()`` after it undoes what the command may not do
     (create protected paths) and returns a note for the tool result ('' if nothing)."""
@@ -24,7 +34,7 @@ class ProtectedPathsWatch(Protocol):
 class CommandWrapper:
     """Adds the session's environment (Options.env, settings ``env``) to every command,
     then hands it to the sandbox, if there is one. Tools find it as the
-    ``command_wrapper`` service."""
+    ``command_wrapper`` service (ToolServices)."""
 
     env: Mapping[str, str] = field(default_factory=dict[str, str])
     sandbox: CommandSandbox | Any | None = None

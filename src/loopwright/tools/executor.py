@@ -6,7 +6,8 @@ bad call never leaves a good one half-run and nothing downstream sees such input
 permission gate fails closed: a check that raises denies the call with the reason.
 Consecutive read-only calls run concurrently (at most ten at a time); mutating calls run one
 at a time in the model's order. Every call gets exactly one result, in the model's order,
-whatever happens.
+whatever happens. What a tool asks of the loop (``ToolResult.request``) is kept beside the
+results, by call, for the tool turn; a ``StopBatch`` runs no call after it.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from loopwright.errors import ToolInputError
 from loopwright.messages import ImageBlock, TextBlock, ToolResultBlock, ToolUseBlock
 from loopwright.tools.base import (
     GateDecision,
+    LoopRequest,
     Tool,
     ToolContext,
     ToolGate,
@@ -30,6 +32,7 @@ from loopwright.tools.base import (
 )
 from loopwright.tools.input_checks import input_problem, raw_input_problem
 from loopwright.tools.output_text import sendable
+from loopwright.tools.results import StopBatch
 from loopwright.tools.spill import spill_text
 
 MAX_PARALLEL_READ_ONLY = 10
@@ -59,12 +62,20 @@ class BatchOutcome:
     denials: list[dict[str, Any]] = field(default_factory=list[dict[str, Any]])
     # Calls the gate deferred (they wait for a person's approval), by tool_use id.
     deferred: dict[str, GateDecision] = field(default_factory=dict[str, GateDecision])
+    # What tools asked of the loop (ToolResult.request), by tool_use id.
+    requests: dict[str, LoopRequest] = field(default_factory=dict[str, LoopRequest])
+    # Why the rest of the batch was not run, once a tool asked for that (StopBatch).
+    stopped_by_tool: str | None = None
 
     def ordered(self, calls: Sequence[ToolUseBlock], missing_reason: str) -> list[ToolResultBlock]:
         return [
             self.results.get(c.id) or ToolResultBlock(c.id, missing_reason, is_error=True)
             for c in calls
         ]
+
+    def ordered_requests(self, calls: Sequence[ToolUseBlock]) -> tuple[LoopRequest, ...]:
+        """The tools' requests in the model's order of the calls."""
+        return tuple(self.requests[c.id] for c in calls if c.id in self.requests)
 
 
 def prepare(call: ToolUseBlock, tools: Mapping[str, Tool]) -> Prepared | Rejected:
@@ -176,11 +187,12 @@ async def execute(
             runnable.append(item)
     limiter = asyncio.Semaphore(MAX_PARALLEL_READ_ONLY)
     for batch in batches(runnable):
-        if outcome.interrupt_requested:
+        if outcome.interrupt_requested or outcome.stopped_by_tool is not None:
             break
         approved: list[tuple[Prepared, GateDecision, ToolContext]] = []
         for item in batch:
             ctx = make_context(item.call)
+            ctx.earlier_requests = outcome.ordered_requests(calls)
             decision = await checked_decision(gate, item, ctx)
             if decision.deferred:
                 outcome.deferred[item.call.id] = decision
@@ -204,6 +216,16 @@ async def execute(
         await asyncio.gather(
             *(_run_one(p, d, c, gate, limiter, outcome, default_timeout) for p, d, c in approved)
         )
+    if outcome.stopped_by_tool is not None:
+        _answer_stopped(runnable, outcome, outcome.stopped_by_tool)
+
+
+def _answer_stopped(runnable: Sequence[Prepared], outcome: BatchOutcome, reason: str) -> None:
+    note = f"Not run: an earlier call stopped the rest of this response ({reason})."
+    for item in runnable:
+        call_id = item.call.id
+        if call_id not in outcome.results and call_id not in outcome.deferred:
+            outcome.results[call_id] = ToolResultBlock(call_id, note, is_error=True)
 
 
 async def checked_decision(gate: ToolGate, item: Prepared, ctx: ToolContext) -> GateDecision:
@@ -243,6 +265,11 @@ async def _run_one(
 ) -> None:
     async with limiter:
         result = await invoke(item.tool, decision.input, ctx, default_timeout)
+        # The tool's own request: what PostToolUse does to the result cannot drop it.
+        if result.request is not None:
+            outcome.requests[item.call.id] = result.request
+            if isinstance(result.request, StopBatch):
+                outcome.stopped_by_tool = result.request.reason
         try:
             result = await gate.after(item.tool, decision.input, result, ctx)
         except Exception as exc:  # the tool ran: the model must still learn its result
@@ -269,8 +296,8 @@ async def invoke(
         "loopwright.tool": tool.name,
         "loopwright.tool_use_id": ctx.tool_use_id,
     }
-    parent = ctx.services.get("trace_context")
-    with telemetry.child_span(telemetry.tool_span_name(tool.name), parent, attributes) as span:
+    span_name = telemetry.tool_span_name(tool.name)
+    with telemetry.child_span(span_name, ctx.trace_context, attributes) as span:
         result = await _invoke(tool, input, ctx, default_timeout)
         telemetry.annotate(
             span,

@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from loopwright.tools.base import READ_GUARD_SERVICE, PathGuard, ToolContext, ToolResult
+from loopwright.tools.base import ToolContext, ToolResult
 from loopwright.tools.glob_pattern import CompiledGlob, compile_glob
 from loopwright.tools.ripgrep import run_rg
 
@@ -160,8 +160,8 @@ class GlobTool:
                 return ToolResult.error(found)
         else:
             found = await asyncio.to_thread(_matches_on_disk, root, compiled)
-        guard = ctx.services.get(READ_GUARD_SERVICE)
-        if isinstance(guard, PathGuard) and guard.active:
+        guard = ctx.services.read_guard
+        if guard is not None and guard.active:
             # Whatever the pattern's syntax, a file a Read deny rule covers is not listed.
             found = [(m, p) for m, p in found if not guard.denied(p, ctx.state.cwd)]
         return ToolResult(_format(found))

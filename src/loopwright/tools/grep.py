@@ -15,7 +15,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Literal
 
-from loopwright.tools.base import READ_GUARD_SERVICE, PathGuard, ToolContext, ToolResult
+from loopwright.tools.base import PathGuard, ToolContext, ToolResult
 from loopwright.tools.ripgrep import RgOutput, run_rg, run_rg_lines
 
 OutputMode = Literal["files_with_matches", "content", "count"]
@@ -286,8 +286,8 @@ class GrepTool:
         request = parse_request(input, ctx.state.cwd)
         if isinstance(request, str):
             return ToolResult.error(request)
-        guard = ctx.services.get(READ_GUARD_SERVICE)
-        if isinstance(guard, PathGuard) and guard.active:
+        guard = ctx.services.read_guard
+        if guard is not None and guard.active:
             request = _guarded(request, guard, ctx.state.cwd)
         args = [*request.rg_args, "-e", request.pattern, "--", str(request.path)]
         try:

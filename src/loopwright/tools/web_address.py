@@ -23,9 +23,6 @@ from dataclasses import dataclass
 _DOTS = str.maketrans({"\u3002": ".", "\uff0e": ".", "\uff61": "."})
 _IPV4_PART = re.compile(r"0[xX][0-9a-fA-F]*|0[0-7]*|[1-9][0-9]*")
 
-# The service WebFetch asks about each address it is about to connect to.
-WEB_FETCH_GUARD_SERVICE = "web_fetch_guard"
-
 
 def canonical_host(raw: str) -> str:
     """The one spelling of a host: IPv4 dotted quad, compressed IPv6, or an ASCII name."""

@@ -24,7 +24,6 @@ from loopwright.messages import TextBlock, UserMessage
 from loopwright.models.base import Model, ModelRequest, ModelResponse
 from loopwright.tools.base import ToolContext, ToolResult
 from loopwright.tools.web_address import (
-    WEB_FETCH_GUARD_SERVICE,
     WebFetchGuard,
     canonical_host,
     ip_of,
@@ -292,10 +291,8 @@ class WebFetchTool:
         assert isinstance(url, str)
         import httpx
 
-        guard = ctx.services.get(WEB_FETCH_GUARD_SERVICE)
         try:
-            checked = guard if isinstance(guard, WebFetchGuard) else None
-            page = await fetch_page(url, self.fetch_timeout, checked)
+            page = await fetch_page(url, self.fetch_timeout, ctx.services.web_fetch_guard)
         except FetchError as exc:
             return ToolResult.error(str(exc))
         except (httpx.TimeoutException, TimeoutError):
@@ -331,8 +328,8 @@ class WebFetchTool:
     ) -> ToolResult:
         if not prompt:
             return ToolResult(f"{header}\n\n{content}")
-        model = ctx.services.get("model")
-        if not isinstance(model, Model):
+        model = ctx.services.model
+        if model is None:
             note = "[no model is available to apply the prompt; the page content follows]"
             return ToolResult(f"{header}\n{note}\n\n{content}")
         try:

@@ -3,14 +3,14 @@
 from __future__ import annotations
 
 import inspect
-from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol, runtime_checkable
+from typing import Any
 from urllib.parse import urlsplit
 
 from loopwright.tools.base import ToolContext, ToolResult
+from loopwright.tools.context import SearchBackend as SearchBackend
+from loopwright.tools.context import SearchResult as SearchResult
 
-SERVICE_KEY = "web_search"
 MAX_RESULTS_SHOWN = 10
 
 NOT_CONFIGURED = (
@@ -19,25 +19,6 @@ NOT_CONFIGURED = (
     "`async search(query, allowed_domains, blocked_domains) -> list[SearchResult]` "
     "(see loopwright.tools.web_search.SearchBackend). Use WebFetch on a known URL instead."
 )
-
-
-@dataclass(frozen=True, slots=True)
-class SearchResult:
-    title: str
-    url: str
-    snippet: str = ""
-
-
-@runtime_checkable
-class SearchBackend(Protocol):
-    """Anything that can answer a web search (an API client, a local index, a fake)."""
-
-    async def search(
-        self,
-        query: str,
-        allowed_domains: Sequence[str] | None,
-        blocked_domains: Sequence[str] | None,
-    ) -> list[SearchResult]: ...
 
 
 WEB_SEARCH_DESCRIPTION = """\
@@ -103,7 +84,7 @@ class WebSearchTool:
         if allowed and blocked:
             return ToolResult.error("give allowed_domains or blocked_domains, not both")
         assert not isinstance(allowed, str) and not isinstance(blocked, str)
-        backend = ctx.services.get(SERVICE_KEY)
+        backend = ctx.services.web_search
         if backend is None or not inspect.iscoroutinefunction(getattr(backend, "search", None)):
             return ToolResult.error(NOT_CONFIGURED)
         try:
