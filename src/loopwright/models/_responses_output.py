@@ -26,7 +26,7 @@ from loopwright.messages import (
 )
 from loopwright.models._openai_common import PROVIDER, kind_for_code, usage_from
 from loopwright.models._sse import Event
-from loopwright.models._wire import tool_use_from_arguments
+from loopwright.models._tool_arguments import tool_use_from_arguments
 from loopwright.models.base import (
     ModelEvent,
     ModelResponse,

@@ -1,4 +1,4 @@
-"""What the lean path's HTTP client meets on real servers besides the fake servers' chunked
+"""What our HTTP client (models/_http.py) meets on real servers besides the fake servers' chunked
 streams: compressed error bodies, bodies that end when the connection closes, kept-alive
 connections the server has since closed, and answers that are not HTTP at all."""
 
