@@ -12,10 +12,9 @@ import os
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from loopwright import __version__
 from loopwright.errors import ModelError, ModelErrorKind
 from loopwright.models._http import Header
-from loopwright.models._provider_base import retry_after_seconds
+from loopwright.models._provider_base import USER_AGENT, retry_after_seconds
 from loopwright.models._transport import (
     error_object,
     header_lines,
@@ -27,7 +26,6 @@ from loopwright.models.overflow import is_context_overflow
 # The API version whose request and event shapes _anthropic_wire and _anthropic_events
 # speak (the one anthropic 2.10's types describe); changed deliberately, with them.
 API_VERSION = "2026-10-21"
-USER_AGENT = f"loopwright/{__version__}"
 # Extra headers for every request, one "Name: value" a line (as the SDK reads it too).
 CUSTOM_HEADERS_ENV = "ANTHROPIC_CUSTOM_HEADERS"
 

@@ -8,12 +8,12 @@ import os
 from collections.abc import AsyncIterator, Mapping
 from typing import TYPE_CHECKING, Any
 
-from loopwright import __version__
 from loopwright.errors import ModelError, ModelErrorKind
 from loopwright.messages import Usage
 from loopwright.models._http import Header
 from loopwright.models._provider_base import (
     DEFAULT_TIMEOUT,
+    USER_AGENT,
     HttpProvider,
     Timeout,
     json_content,
@@ -41,7 +41,6 @@ if TYPE_CHECKING:
 
 
 PROVIDER = "openai"
-USER_AGENT = f"loopwright/{__version__}"
 _ENV = ProviderEnvironment(
     key="OPENAI_API_KEY",
     base_url="OPENAI_BASE_URL",

@@ -287,8 +287,9 @@ def sdk_error(sdk: Any, exc: BaseException, errors: ErrorTable, *, mid_stream: b
     import httpx2
 
     if isinstance(exc, sdk.APIStatusError):
-        response = exc.response
-        return errors.status_error(exc.status_code, response.headers, response.content)
+        refused: Any = exc  # the SDK's class, found on the module given
+        response = refused.response
+        return errors.status_error(refused.status_code, response.headers, response.content)
     if isinstance(exc, sdk.APITimeoutError | httpx2.TimeoutException):
         return transport_error(errors.api, str(exc), timed_out=True, mid_stream=mid_stream)
     if isinstance(exc, sdk.APIConnectionError | httpx2.TransportError):
