@@ -30,6 +30,7 @@ from loopwright.models.scripted import text
 from loopwright.models.settings import ModelSettings
 from loopwright.testing._fake_http import RecordedRequest
 from loopwright.testing.fake_anthropic import FakeAnthropicServer
+from loopwright.testing.fake_openai import FakeOpenAIServer
 
 from .conftest import PROVIDERS, Provider, ask, collect
 
@@ -135,9 +136,13 @@ async def test_an_auth_token_without_a_key_is_sent_by_the_sdk(
 async def test_a_proxy_in_the_environment_leaves_the_request_to_the_sdk(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    monkeypatch.setenv("HTTPS_PROXY", "http://127.0.0.1:9")
-    model = OpenAIChatModel("gpt-5.5", api_key="k", base_url="https://example.invalid/v1")
-    assert model._route is None  # pyright: ignore[reportPrivateUsage]
+    with FakeOpenAIServer([text("hi")]) as proxy:  # a forward proxy answers as the API
+        monkeypatch.setenv("HTTP_PROXY", proxy.base_url.removesuffix("/v1"))
+        model = OpenAIChatModel("gpt-5.5", api_key="k", base_url="http://api.invalid/v1")
+        await run_to_end(model, ask())
+    received = proxy.requests[0]
+    assert received.path == "http://api.invalid/v1/chat/completions"  # as sent to a proxy
+    assert received.headers["user-agent"].startswith("AsyncOpenAI/")
 
 
 async def test_requests_continue_the_trace_of_the_span_around_them() -> None:
