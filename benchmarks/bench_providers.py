@@ -1,9 +1,9 @@
 """Per-turn cost of real providers over HTTP, against the zero-latency fake servers.
 
 For each provider (Anthropic, OpenAI Responses, Chat Completions) a 200-turn session runs
-through ``loopwright.client.run`` with the provider built as by default (its lean
-request path: the SDK's bytes without the SDK, see ``models/_lean_path.py``) talking to
-its fake server on 127.0.0.1. The server runs in a child process, so its work does not
+through ``loopwright.client.run`` with the provider built as by default (our own HTTP
+path, see ``models/_transport.py``; the SDK not imported) talking to its fake server on
+127.0.0.1. The server runs in a child process, so its work does not
 compete with the client for the GIL. Reported, as medians over a few sessions:
 
 - the session's wall time per turn over HTTP;
@@ -166,7 +166,7 @@ def run() -> list[Row]:
     for label, kind, make in _providers():
         session, call = _measure(kind, make)
         rows.append(
-            (f"{label} over HTTP, {TURNS}-turn session, per turn", f"{session:.3f} ms", "-")
+            (f"{label} over HTTP, {TURNS}-turn session, per turn", f"{session:.3f} ms", "<= 2 ms")
         )
         rows.append((f"{label} model call (wire + HTTP + fake server)", f"{call:.3f} ms", "-"))
         rows.append(

@@ -127,7 +127,7 @@ def run() -> list[Row]:
                 (
                     f"process start -> first request, {label}",
                     f"{statistics.median(samples):.0f} ms",
-                    "<= 250 ms",
+                    "<= 150 ms",
                 )
             )
     return rows

@@ -15,8 +15,8 @@ from loopwright.messages import (
     Usage,
     UserMessage,
 )
+from loopwright.models.anthropic_body import anthropic_messages
 from loopwright.models.base import ModelRequest
-from loopwright.models.wire import anthropic_messages
 from loopwright.stores import JSONLStore, check_pairing, get_session_messages, restore
 from loopwright.testing import FunctionModel, ScriptedModel, Step, text, tool_call, tool_calls
 

@@ -34,7 +34,7 @@ GLOB_TOOL = ToolSpec(
 class Provider:
     """One provider, its fake server and the path its requests go to.
 
-    ``transport`` "lean" is how a provider sends by default (its own HTTP client, the SDK
+    ``transport`` "ours" is how a provider sends by default (our own HTTP client, the SDK
     not imported); "sdk" gives it an httpx2 client of the user's, which only the SDK can
     send through — both must behave the same."""
 
@@ -43,7 +43,7 @@ class Provider:
     path: str
     server: Callable[[Sequence[ScriptItem]], FakeServer]
     make: Callable[..., Model]
-    transport: str = "lean"
+    transport: str = "ours"
 
     @property
     def family(self) -> str:
@@ -94,8 +94,8 @@ async def collect(model: Model, request: ModelRequest) -> tuple[list[ModelEvent]
 
 @pytest.fixture(autouse=True)
 def no_global_tracer_provider() -> None:
-    """With a global OpenTelemetry tracer provider every SDK call is traced, so providers
-    send through their SDK, and the lean path (their default) would go untested here."""
+    """A global OpenTelemetry tracer provider left by an earlier test would trace the
+    requests here (and add trace headers to them): the tests here expect none."""
     from opentelemetry import trace
 
     assert isinstance(trace.get_tracer_provider(), trace.ProxyTracerProvider), (

@@ -22,10 +22,10 @@ from loopwright.messages import (
     UserMessage,
 )
 from loopwright.models.anthropic import CONTEXT_1M_BETA, AnthropicModel
+from loopwright.models.anthropic_body import TASK_BUDGET_BETA
+from loopwright.models.anthropic_body import anthropic_body as build_body
 from loopwright.models.base import ModelRequest, ThinkingConfig
 from loopwright.models.scripted import text, tool_call
-from loopwright.models.wire import TASK_BUDGET_BETA
-from loopwright.models.wire import anthropic_body as build_body
 from loopwright.testing.fake_anthropic import FakeAnthropicServer, stream_error
 
 from ._validate import validate

@@ -87,20 +87,23 @@ async def test_model_strings_share_one_sdk_client() -> None:
     assert clients[0].is_closed() and clients[2].is_closed()
 
 
-@pytest.mark.parametrize("path", ["lean", "sdk"])
+@pytest.mark.parametrize("path", ["ours", "sdk"])
 async def test_a_shared_client_stays_open_until_its_last_session_closes(
     path: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    if path == "sdk":  # a setting only the SDK carries: requests go through its client
-        monkeypatch.setenv("ANTHROPIC_CUSTOM_HEADERS", "X-Team: qa")
+    credentials = dict(KEYS)
+    if path == "sdk":  # an auth token, not an API key: only the SDK sends with it
+        monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
+        monkeypatch.setenv("ANTHROPIC_AUTH_TOKEN", "token")
+        credentials = {"ANTHROPIC_AUTH_TOKEN": "token"}
     with FakeAnthropicServer([text("a"), text("b")]) as server:
-        env = {**KEYS, "ANTHROPIC_BASE_URL": server.base_url}
+        env = {**credentials, "ANTHROPIC_BASE_URL": server.base_url}
         first = resolve_model("anthropic:claude-sonnet-5-5", env=env)
         second = resolve_model("anthropic:claude-sonnet-5-5", env=env)
         await asyncio.gather(collect(first, ask()), collect(second, ask()))
-        sources = {"lean": "_lean_clients", "sdk": "_clients"}
+        sources = {"ours": "_http_clients", "sdk": "_clients"}
         client = getattr(first, sources[path]).get()
-        assert server.requests[0].headers.get("x-team") == ("qa" if path == "sdk" else None)
+        assert ("x-api-key" in server.requests[0].headers) == (path == "ours")
         await first.aclose()
         assert not client.is_closed()  # the second session still uses it
         await second.aclose()

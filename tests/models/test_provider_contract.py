@@ -1,5 +1,5 @@
 """Behaviour every provider shares against its fake server, each both ways it can send:
-its lean path (the default) and through its SDK's client."""
+our own HTTP path (the default) and through its SDK's client."""
 
 from __future__ import annotations
 

@@ -19,7 +19,7 @@ from loopwright.messages import (
     ToolUseBlock,
 )
 from loopwright.models._anthropic_wire import PROVIDER
-from loopwright.models._wire import tool_use_from_arguments
+from loopwright.models._tool_arguments import tool_use_from_arguments
 
 
 def start_block(block: dict[str, Any]) -> dict[str, Any]:

@@ -2,8 +2,8 @@
 
 Events arrive as the JSON the API sent (whichever transport carried them), so vendor
 fields stay visible and no pydantic object is built per event. :func:`stream_item` reads
-one server-sent event as the SDK's ``AsyncStream`` does: pings and unnamed events are
-skipped, an ``error`` event is the SDK's status error.
+one server-sent event: pings and unnamed events are skipped, an ``error`` event is a
+failure (``_anthropic_http`` names its kind).
 """
 
 from __future__ import annotations
@@ -39,14 +39,14 @@ STOP_REASONS: dict[str, str] = {
 
 @dataclass(frozen=True)
 class ErrorEvent:
-    """An ``error`` event: the SDK raises it as a status error with this message and body."""
+    """An ``error`` event, with its message and body (``AnthropicErrors.event_error``)."""
 
     message: str
     body: object
 
 
 def stream_item(sse: Event) -> dict[str, Any] | ErrorEvent | None:
-    """One event's JSON, an ErrorEvent, or None for what the SDK skips."""
+    """One event's JSON, an ErrorEvent, or None for an event with nothing to read (a ping)."""
     if sse.event in (None, "ping"):
         return None
     if sse.event == "error":

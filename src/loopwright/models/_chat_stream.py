@@ -19,7 +19,7 @@ from loopwright.models._chat_reasoning import (
     usage_of,
 )
 from loopwright.models._openai_common import PROVIDER, kind_for_code
-from loopwright.models._wire import tool_use_from_arguments
+from loopwright.models._tool_arguments import tool_use_from_arguments
 from loopwright.models.base import (
     ModelEvent,
     ModelResponse,

@@ -1,8 +1,9 @@
-"""SDK clients shared by the providers that model strings make, per process and event loop.
+"""HTTP clients (ours and the SDKs') shared by the providers that model strings make, per
+process and event loop.
 
-Model strings resolve to providers that draw their client from here, so a thousand
-sessions on ``anthropic:…`` do not build a thousand SDK clients (each with its own pool,
-TLS context and retry state). Nor do they all share one: the SDKs' connection pool
+Model strings resolve to providers that draw their clients from here, so a thousand
+sessions on ``anthropic:…`` do not build a thousand clients (each with its own pool and
+TLS context). Nor do they all share one: the SDKs' connection pool
 (httpcore) walks every connection it holds, probing idle ones with a syscall, each time a
 request starts or a response ends, and closes idle connections above 100 after each wave
 (to reopen them on the next). With a thousand sessions on one client that is a third of

@@ -1,28 +1,36 @@
-"""What both OpenAI APIs share: the provider's clients and how a request is streamed
-(through the lean path when it applies, see ``_lean_path``), error mapping, usage."""
+"""What both OpenAI APIs share: the provider's clients and how a request is streamed (by
+our client, or the SDK where plain HTTP cannot serve: see ``_transport``), our headers and
+error table, usage."""
 
 from __future__ import annotations
 
+import os
 from collections.abc import AsyncIterator, Mapping
 from typing import TYPE_CHECKING, Any
 
 from loopwright.errors import ModelError, ModelErrorKind
 from loopwright.messages import Usage
-from loopwright.models._lean_path import (
-    ClientOptions,
-    SDKEnvironment,
-    lean_events,
-    provider_clients,
-    target_of,
-)
-from loopwright.models._sdk_headers import lean_transport_ok, openai_headers
-from loopwright.models._sse import Event
-from loopwright.models._wire import (
-    SDK_DEFAULT_TIMEOUT,
-    SDKProvider,
+from loopwright.models._http import Header
+from loopwright.models._provider_base import (
+    DEFAULT_TIMEOUT,
+    USER_AGENT,
+    HttpProvider,
     Timeout,
     json_content,
     retry_after_seconds,
+)
+from loopwright.models._sse import ServerSentEvent
+from loopwright.models._transport import (
+    ClientOptions,
+    ProviderEnvironment,
+    error_object,
+    merged_headers,
+    post_events,
+    post_json,
+    provider_clients,
+    sdk_error,
+    sdk_events,
+    trace_headers,
 )
 from loopwright.models.capabilities import Capabilities, capabilities_for
 from loopwright.models.overflow import is_context_overflow
@@ -33,17 +41,39 @@ if TYPE_CHECKING:
 
 
 PROVIDER = "openai"
-_ENV = SDKEnvironment(
+_ENV = ProviderEnvironment(
     key="OPENAI_API_KEY",
     base_url="OPENAI_BASE_URL",
     default_base_url="https://api.openai.com/v1",
-    blockers=("OPENAI_CUSTOM_HEADERS", "OPENAI_ORG_ID", "OPENAI_PROJECT_ID"),
 )
+# Sent as OpenAI-Organization / OpenAI-Project when set (as the SDK reads them too).
+_ORGANIZATION_ENV = "OPENAI_ORG_ID"
+_PROJECT_ENV = "OPENAI_PROJECT_ID"
 
 
-class OpenAIProvider(SDKProvider):
-    """What an OpenAI API provider is made of: its SDK client source, its lean route (when
-    its configuration allows one) and how it streams a request's server-sent events."""
+def request_headers(
+    api_key: str, *, custom: Mapping[str, str], extra: Mapping[str, str]
+) -> list[Header]:
+    """The headers of a request to either API: ours (bearer auth, JSON, the account's
+    organization and project when set), then the client's ``custom`` ones, then the
+    request's ``extra`` ones."""
+    ours: list[Header] = [
+        ("accept", "application/json"),
+        ("accept-encoding", "gzip, deflate"),
+        ("content-type", "application/json"),
+        ("user-agent", USER_AGENT),
+        ("authorization", f"Bearer {api_key}"),
+    ]
+    if organization := os.environ.get(_ORGANIZATION_ENV):
+        ours.append(("openai-organization", organization))
+    if project := os.environ.get(_PROJECT_ENV):
+        ours.append(("openai-project", project))
+    return merged_headers(ours, custom.items(), extra.items(), trace_headers())
+
+
+class OpenAIProvider(HttpProvider):
+    """What an OpenAI API provider is made of: its client sources, its route (when our
+    client sends) and how it streams a request's server-sent events."""
 
     _api: str
 
@@ -53,7 +83,7 @@ class OpenAIProvider(SDKProvider):
         *,
         api_key: str | None = None,
         base_url: str | None = None,
-        timeout: Timeout = SDK_DEFAULT_TIMEOUT,
+        timeout: Timeout = DEFAULT_TIMEOUT,
         max_retries: int = 0,
         default_headers: Mapping[str, str] | None = None,
         http_client: httpx2.AsyncClient | None = None,
@@ -72,95 +102,72 @@ class OpenAIProvider(SDKProvider):
         )
         # Both OpenAI APIs share one client per base URL and key.
         clients = provider_clients(PROVIDER, _ENV, _sdk_client, options, share=share_client)
-        self._clients, self._lean_clients, self._lean = clients.sdk, clients.lean, clients.route
+        self._clients, self._http_clients, self._route = clients.sdk, clients.http, clients.route
+        self._custom_headers = dict(default_headers or {})
+        self._errors = OpenAIErrors(self._api)
         self.created_by_loopwright = share_client
-
-    async def aclose(self) -> None:
-        """Close this event loop's HTTP connections (call before the loop ends)."""
-        await self._lean_clients.aclose()
-        await self._clients.aclose()
 
     def server_events(
         self, path: str, body: dict[str, Any], extra_headers: Mapping[str, str]
-    ) -> AsyncIterator[Event]:
-        """POST ``body`` to ``path`` and yield the response's server-sent events (by the
-        lean path when it applies, else by the SDK); failures are raised as ModelErrors.
-        Nothing comes after ``[DONE]``."""
-        route = self._lean
-        if route is None or not lean_transport_ok():
-            return self._sdk_events(path, body, extra_headers)
-        sdk_headers = openai_headers(
-            api_key=route.api_key,
-            custom=dict(route.custom_headers),
-            extra=extra_headers,
-            read_timeout=route.read_timeout_header,
-        )
-        if sdk_headers is None:  # an SDK this code cannot read: let it send
-            return self._sdk_events(path, body, extra_headers)
-        client = self._lean_clients.get()
-        return lean_events(client, target_of(route, path), sdk_headers, json_content(body), self)
+    ) -> AsyncIterator[ServerSentEvent]:
+        """POST ``body`` to ``path`` and yield the response's server-sent events (by our
+        client, or the SDK); failures are raised as ModelErrors. Nothing comes after
+        ``[DONE]``."""
+        route = self._route
+        if route is None:
+            return sdk_events(
+                _sdk(), lambda: self._sdk_post(path, body, extra_headers), self._errors
+            )
+        headers = request_headers(route.api_key, custom=self._custom_headers, extra=extra_headers)
+        client = self._http_clients.get()
+        return post_events(client, route.endpoint(path), headers, json_content(body), self._errors)
 
-    async def _sdk_events(
+    async def post_json(self, path: str, body: dict[str, Any]) -> dict[str, Any] | None:
+        """POST ``body`` to ``path`` by our client and read its JSON; None when the SDK
+        sends this provider's requests."""
+        route = self._route
+        if route is None:
+            return None
+        headers = request_headers(route.api_key, custom=self._custom_headers, extra={})
+        client = self._http_clients.get()
+        return await post_json(
+            client, route.endpoint(path), headers, json_content(body), self._errors
+        )
+
+    async def _sdk_post(
         self, path: str, body: dict[str, Any], extra_headers: Mapping[str, str]
-    ) -> AsyncIterator[Event]:
+    ) -> Any:
         import openai
 
-        client = self._clients.get()
-        try:
-            # Posted as prepared: see _post_messages in anthropic.py for why not create().
-            # The events are read as plain JSON: vendor fields stay visible, [DONE] is
-            # seen, and no pydantic object is built per event.
-            created: Any = await client.post(
-                path,
-                content=json_content(body),
-                cast_to=object,
-                stream=True,
-                stream_cls=openai.AsyncStream[object],
-                options=request_options(extra_headers),
-            )
-        except Exception as exc:
-            raise map_error(exc, mid_stream=False, api=self._api) from exc
-        try:
-            async for sse in created._iter_events():
-                yield sse
-                if sse.data.startswith("[DONE]"):
-                    return
-        except ModelError:
-            raise
-        except Exception as exc:
-            raise map_error(exc, mid_stream=True, api=self._api) from exc
-        finally:
-            await created.close()
+        client: openai.AsyncOpenAI = self._clients.get()
+        # Posted as prepared: see AnthropicModel._sdk_post for why not create().
+        options: dict[str, Any] = {"security": {"bearer_auth": True}}
+        if extra_headers:
+            options["headers"] = dict(extra_headers)
+        return await client.post(
+            path,
+            content=json_content(body),
+            cast_to=object,
+            stream=True,
+            stream_cls=openai.AsyncStream[object],
+            options=options,  # type: ignore[arg-type]
+        )
 
-    # How the SDK reports failures (see _lean_path.SDKErrors). Errors inside the events
-    # are each API's to read (its stream's JSON), so no event is an error here.
-    sdk = "openai"
+    def sdk_error(self, exc: BaseException) -> ModelError:
+        """An exception of an SDK call (token counting) as a ModelError."""
+        return sdk_error(_sdk(), exc, self._errors, mid_stream=False)
 
-    def status_error(self, response: Any) -> BaseException:
-        return self._clients.get()._make_status_error_from_response(response)
 
-    def is_error_event(self, sse: Event) -> bool:
-        return False
+def _sdk() -> Any:
+    import openai
 
-    def event_error(self, sse: Event, response: Any) -> BaseException:
-        raise AssertionError("no event is an error event here")
-
-    def model_error(self, exc: BaseException, *, mid_stream: bool) -> ModelError:
-        return map_error(exc, mid_stream=mid_stream, api=self._api)
+    return openai
 
 
 def _sdk_client(options: ClientOptions) -> openai.AsyncOpenAI:
     import openai
 
     return openai.AsyncOpenAI(**options.sdk_arguments())
-
-
-def request_options(extra_headers: Mapping[str, str]) -> dict[str, Any]:
-    """Per-request SDK options: bearer auth, plus the user's extra headers."""
-    options: dict[str, Any] = {"security": {"bearer_auth": True}}
-    if extra_headers:
-        options["headers"] = dict(extra_headers)
-    return options
 
 
 def usage_from(
@@ -193,30 +200,6 @@ def kind_for_code(code: str | None, message: str) -> ModelErrorKind:
     return "stream"
 
 
-def map_error(exc: BaseException, *, mid_stream: bool, api: str) -> ModelError:
-    if isinstance(exc, ModelError):
-        return exc
-    import httpx2
-    import openai
-
-    if isinstance(exc, openai.APIStatusError):
-        return _status_error(exc, api)
-    if isinstance(exc, openai.APITimeoutError | httpx2.TimeoutException):
-        return ModelError(f"{api} request timed out: {exc}", kind="timeout")
-    if isinstance(exc, openai.APIConnectionError | httpx2.TransportError):
-        kind: ModelErrorKind = "stream" if mid_stream else "connection"
-        where = "while streaming the response" if mid_stream else "before a response"
-        return ModelError(f"connection to {api} failed {where}: {exc!r}", kind=kind)
-    if isinstance(exc, openai.APIError):
-        # An error object inside an otherwise successful (200) stream.
-        message = exc.message
-        return ModelError(
-            f"{api} stream error ({exc.code or exc.type or 'unknown'}): {message}",
-            kind=kind_for_code(exc.code or exc.type, message),
-        )
-    return ModelError(f"{api} call failed: {exc!r}", kind="other")
-
-
 _QUOTA_HINT = " — add credit or raise the spending limit of the account behind the API key"
 _HINTS: dict[str, str] = {
     "authentication": " — check OPENAI_API_KEY (or the key your base_url's server expects)",
@@ -224,37 +207,56 @@ _HINTS: dict[str, str] = {
 }
 
 
-def _status_error(exc: openai.APIStatusError, api: str) -> ModelError:
-    status = exc.status_code
-    body: Any = exc.body
-    code = str(body.get("code") or "") if isinstance(body, dict) else ""
-    message = str(body.get("message") or exc.message) if isinstance(body, dict) else exc.message
-    kind: ModelErrorKind
-    if code == "insufficient_quota":
-        # Sent as a 429, but no wait helps: the account is out of credit.
-        kind = "other"
-    elif status == 429:
-        kind = "rate_limit"
-    elif status in (503, 529) or "overloaded" in code:
-        kind = "overloaded"
-    elif status == 408:
-        kind = "timeout"
-    elif status == 409 or status >= 500:
-        kind = "server"
-    elif status in (401, 403):
-        kind = "authentication"
-    elif status in (400, 413) and (
-        code == "context_length_exceeded" or is_context_overflow(message)
-    ):
-        kind = "context_window_exceeded"
-    elif status in (400, 404, 413, 422):
-        kind = "invalid_request"
-    else:
-        kind = "other"
-    hint = _QUOTA_HINT if code == "insufficient_quota" else _HINTS.get(kind, "")
-    return ModelError(
-        f"{api} error {status} ({code or 'unknown'}): {message}{hint}",
-        kind=kind,
-        status_code=status,
-        retry_after=retry_after_seconds(exc.response.headers),
-    )
+_STATUS_KINDS: dict[int, ModelErrorKind] = {
+    400: "invalid_request",
+    401: "authentication",
+    403: "authentication",
+    404: "invalid_request",
+    408: "timeout",
+    409: "server",
+    413: "invalid_request",
+    422: "invalid_request",
+    429: "rate_limit",
+    503: "overloaded",
+    529: "overloaded",
+}
+
+
+class OpenAIErrors:
+    """A refused request to one of the APIs (named ``api`` in messages) as a ModelError."""
+
+    def __init__(self, api: str) -> None:
+        self.api = api
+
+    def status_error(self, status: int, headers: Mapping[str, str], body: bytes) -> ModelError:
+        error, text = error_object(body)
+        code = str(error.get("code") or "")
+        message = str(error.get("message") or text or f"HTTP {status}")
+        kind: ModelErrorKind
+        if code == "insufficient_quota":
+            kind = "other"  # sent as a 429, but no wait helps: the account is out of credit
+        elif status != 429 and "overloaded" in code:
+            kind = "overloaded"
+        else:
+            kind = _STATUS_KINDS.get(status, "server" if status >= 500 else "other")
+        overflow = code == "context_length_exceeded" or is_context_overflow(message)
+        if kind == "invalid_request" and status in (400, 413) and overflow:
+            kind = "context_window_exceeded"
+        hint = _QUOTA_HINT if code == "insufficient_quota" else _HINTS.get(kind, "")
+        return ModelError(
+            f"{self.api} error {status} ({code or 'unknown'}): {message}{hint}",
+            kind=kind,
+            status_code=status,
+            retry_after=retry_after_seconds(headers),
+        )
+
+    def stream_error(self, error: Any) -> ModelError:
+        """An error object inside an otherwise successful (200) stream."""
+        details: dict[str, Any] = error if isinstance(error, dict) else {"message": str(error)}
+        message = str(details.get("message") or "An error occurred during streaming")
+        code = details.get("code") or details.get("type")
+        code_text = str(code) if code is not None else None
+        return ModelError(
+            f"{self.api} stream error ({code_text or 'unknown'}): {message}",
+            kind=kind_for_code(code_text, message),
+        )

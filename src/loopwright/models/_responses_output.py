@@ -1,7 +1,7 @@
 """A Responses API stream assembled into a ModelResponse.
 
-Events arrive as the JSON the API sent, whichever transport carried them (see
-:func:`stream_item`, which reads a server-sent event as the SDK's ``AsyncStream`` does).
+Events arrive as the JSON the API sent, whichever transport carried them (read by
+:func:`stream_item`).
 
 Output items come back as our blocks with what the next request needs: reasoning items
 (encrypted) in ThinkingBlocks, the message id, ``phase`` and annotations of output text
@@ -26,7 +26,7 @@ from loopwright.messages import (
 )
 from loopwright.models._openai_common import PROVIDER, kind_for_code, usage_from
 from loopwright.models._sse import Event
-from loopwright.models._wire import tool_use_from_arguments
+from loopwright.models._tool_arguments import tool_use_from_arguments
 from loopwright.models.base import (
     ModelEvent,
     ModelResponse,
@@ -46,14 +46,14 @@ class Done:
 
 @dataclass(frozen=True)
 class ErrorData:
-    """An event whose data has an ``error``: the SDK raises it as ``APIError``."""
+    """An event whose data has an ``error`` (``OpenAIErrors.stream_error`` names its kind)."""
 
     message: str
     body: object
 
 
 def stream_item(sse: Event) -> dict[str, Any] | Done | ErrorData:
-    """One event's JSON, or what ends the stream, as the SDK's AsyncStream reads it."""
+    """One event's JSON, an error, or what ends the stream."""
     if sse.data.startswith("[DONE]"):
         return Done()
     data = json.loads(sse.data)

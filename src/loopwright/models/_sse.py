@@ -13,7 +13,7 @@ from typing import Protocol
 
 
 class Event(Protocol):
-    """A server-sent event as either path yields it: the SDK's ``ServerSentEvent`` or ours."""
+    """A server-sent event: what the readers of events need of :class:`ServerSentEvent`."""
 
     @property
     def event(self) -> str | None: ...

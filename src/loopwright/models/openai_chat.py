@@ -19,6 +19,7 @@ from collections.abc import AsyncIterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Literal
 from urllib.parse import urlsplit
 
+from loopwright.errors import ModelError
 from loopwright.messages import (
     AssistantMessage,
     ImageBlock,
@@ -29,9 +30,10 @@ from loopwright.messages import (
     UserMessage,
 )
 from loopwright.models._chat_stream import API, ChatAssembly
-from loopwright.models._openai_common import PROVIDER, OpenAIProvider, map_error
+from loopwright.models._openai_common import PROVIDER, OpenAIProvider
 from loopwright.models._openai_settings import apply_settings, check_settings
-from loopwright.models._wire import SDK_DEFAULT_TIMEOUT, Timeout, tool_arguments_json
+from loopwright.models._provider_base import DEFAULT_TIMEOUT, Timeout
+from loopwright.models._tool_arguments import tool_arguments_json
 from loopwright.models.base import ModelEvent, ModelRequest
 from loopwright.models.capabilities import Capabilities
 from loopwright.models.settings import ModelSettings, ServerTool
@@ -51,7 +53,7 @@ class OpenAIChatModel(OpenAIProvider):
         *,
         api_key: str | None = None,
         base_url: str | None = None,
-        timeout: Timeout = SDK_DEFAULT_TIMEOUT,
+        timeout: Timeout = DEFAULT_TIMEOUT,
         max_retries: int = 0,
         default_headers: Mapping[str, str] | None = None,
         http_client: httpx2.AsyncClient | None = None,
@@ -61,7 +63,8 @@ class OpenAIChatModel(OpenAIProvider):
         capabilities: Capabilities | None = None,
         share_client: bool = False,
     ) -> None:
-        # Local servers need no key, but the SDK refuses to start without one.
+        # Local servers need no key, but the SDK refuses to start without one (and our client
+        # sends one all the same: a server that checks none ignores it).
         key = api_key if api_key is not None or base_url is None else "not-needed"
         super().__init__(
             model,
@@ -103,7 +106,7 @@ class OpenAIChatModel(OpenAIProvider):
             try:
                 chunk = json.loads(sse.data)
             except ValueError as exc:
-                raise map_error(exc, mid_stream=True, api=API) from exc
+                raise ModelError(f"{API} sent an unreadable chunk: {exc!r}") from exc
             for event in assembly.handle(chunk):
                 yield event
         for event in assembly.flush():

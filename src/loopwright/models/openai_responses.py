@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import AsyncIterator, Sequence
 from typing import Any, cast
 
+from loopwright.errors import ModelError
 from loopwright.messages import (
     AssistantMessage,
     ImageBlock,
@@ -20,11 +21,10 @@ from loopwright.messages import (
     ToolUseBlock,
     UserMessage,
 )
-from loopwright.models._lean_path import import_sdk
-from loopwright.models._openai_common import PROVIDER, OpenAIProvider, map_error
+from loopwright.models._openai_common import PROVIDER, OpenAIProvider
 from loopwright.models._openai_settings import apply_settings, check_settings, server_tool_params
 from loopwright.models._responses_output import Assembly, Done, ErrorData, stream_item
-from loopwright.models._wire import tool_arguments_json
+from loopwright.models._tool_arguments import tool_arguments_json
 from loopwright.models.base import ModelEvent, ModelRequest
 from loopwright.models.settings import ModelSettings, ServerTool
 
@@ -52,13 +52,11 @@ class OpenAIResponsesModel(OpenAIProvider):
             try:
                 item = stream_item(sse)
             except ValueError as exc:
-                raise map_error(exc, mid_stream=True, api=_API) from exc
+                raise ModelError(f"{_API} sent an unreadable event: {exc!r}") from exc
             if isinstance(item, Done):
                 break
             if isinstance(item, ErrorData):
-                openai = await import_sdk("openai")
-                error = openai.APIError(item.message, None, body=item.body)
-                raise map_error(error, mid_stream=True, api=_API) from error
+                raise self._errors.stream_error(item.body)
             delta = assembly.handle(item)
             if delta is not None:
                 yield delta
@@ -66,15 +64,21 @@ class OpenAIResponsesModel(OpenAIProvider):
 
     async def count_tokens(self, request: ModelRequest) -> int:
         """Input tokens of ``request`` by the Responses input-token counting endpoint."""
-        client = self._clients.get()
         body = build_body(request, self._model, reasoning=self.supports_reasoning)
         for key in ("stream", "store", "include", "max_output_tokens", "prompt_cache_key"):
             body.pop(key, None)
+        counted = await self.post_json("/responses/input_tokens", body)
+        if counted is not None:
+            tokens = counted.get("input_tokens")
+            if not isinstance(tokens, int):
+                raise ModelError(f"{_API} counted no input_tokens: {counted!r}")
+            return tokens
+        client = self._clients.get()
         try:
-            counted = await client.responses.input_tokens.count(**body)
+            result = await client.responses.input_tokens.count(**body)
         except Exception as exc:
-            raise map_error(exc, mid_stream=False, api=_API) from exc
-        return counted.input_tokens
+            raise self.sdk_error(exc) from exc
+        return result.input_tokens
 
 
 # --------------------------------------------------------------------------- request

@@ -20,9 +20,10 @@ capability keys (reasoning, context_window, max_output_tokens, vision), and pric
 model the price table lacks: ``?input_price=0.3&output_price=1.2`` (dollars per million
 tokens; see ``string_prices``).
 
-Providers made from a model string share one SDK client per process for each provider,
+Providers made from a model string share their HTTP clients per process for each provider,
 base URL and key (see ``_client_pool``), and are closed by the session that made them.
-Provider SDKs are imported only when a provider is chosen.
+A provider with an API key sends through our own HTTP client; its SDK is imported only
+where that cannot serve (see ``_transport``).
 """
 
 from __future__ import annotations

@@ -18,7 +18,7 @@ from typing import Any
 
 from loopwright.errors import ModelError, ModelErrorKind, ScriptError
 from loopwright.messages import ContentBlock, TextBlock, ThinkingBlock, ToolUseBlock, Usage
-from loopwright.models._wire import decode_arguments
+from loopwright.models._tool_arguments import decode_arguments
 from loopwright.models.base import (
     ModelEvent,
     ModelRequest,

@@ -1,56 +1,22 @@
-"""Helpers every HTTP provider shares: tool-argument parsing, Retry-After, client per loop."""
+"""What every HTTP provider shares: its base class, its clients per event loop, its
+timeouts, the request body's JSON and the Retry-After of a refusal."""
 
 from __future__ import annotations
 
 import asyncio
-import email.utils
 import json
+import sys
 import time
 from collections.abc import Callable, Hashable, Mapping
-from typing import Any, Generic, Literal, Protocol, TypeVar, cast
+from typing import Any, Generic, Literal, Protocol, TypeVar
 
-from loopwright.messages import ToolUseBlock
 from loopwright.models._client_pool import PooledClients, shared_client
 from loopwright.models.capabilities import Capabilities
 
-
-# Phrases providers use when the prompt does not fit; matched case-insensitively because
-# the wording (not the status code) is the only stable signal across servers.
-def tool_use_from_arguments(
-    call_id: str, name: str, raw: str, provider_data: dict[str, Any] | None = None
-) -> ToolUseBlock:
-    """A ToolUseBlock from the model's raw JSON; invalid JSON keeps the text in raw_input."""
-    if not raw.strip():
-        return ToolUseBlock(call_id, name, {}, provider_data=provider_data)
-    parsed = decode_arguments(raw)
-    if parsed is None:
-        return ToolUseBlock(call_id, name, {}, raw_input=raw, provider_data=provider_data)
-    return ToolUseBlock(call_id, name, parsed, provider_data=provider_data)
-
-
-def decode_arguments(raw: str) -> dict[str, Any] | None:
-    """The arguments as an object, or None when they must stay raw text for the tool
-    executor to refuse with an error result: invalid JSON, not an object, nested too deep
-    for the decoder (RecursionError), or holding a lone surrogate that no next request
-    could encode."""
-    try:
-        parsed = json.loads(raw)
-    except (json.JSONDecodeError, RecursionError):
-        return None
-    if not isinstance(parsed, dict):
-        return None
-    try:
-        json.dumps(parsed, ensure_ascii=False).encode("utf-8")
-    except (UnicodeEncodeError, RecursionError):
-        return None
-    return cast(dict[str, Any], parsed)
-
-
-def tool_arguments_json(block: ToolUseBlock) -> str:
-    """The arguments to send back: the model's own text when it was not valid JSON."""
-    if block.raw_input is not None:
-        return block.raw_input
-    return json.dumps(block.input, ensure_ascii=False)
+# loopwright/<version>, the version defined once in loopwright/__init__.py. The package is
+# always imported before any of its modules; it is named through sys.modules so that this
+# low module does not import the flat API that sits above every layer.
+USER_AGENT = f"loopwright/{sys.modules['loopwright'].__version__}"
 
 
 def retry_after_seconds(headers: Mapping[str, str] | None) -> float | None:
@@ -70,27 +36,29 @@ def retry_after_seconds(headers: Mapping[str, str] | None) -> float | None:
         return max(0.0, float(value))
     except ValueError:
         pass
+    import email.utils  # only for an HTTP date
+
     parsed = email.utils.parsedate_tz(value)
     if parsed is None:
         return None
     return max(0.0, email.utils.mktime_tz(parsed) - time.time())
 
 
-# A provider's ``timeout`` default: the SDK's own (10 min to read, 5 s to connect), so our
-# requests carry the same timeout headers as the SDK's own calls.
-SDK_DEFAULT_TIMEOUT: Literal["sdk-default"] = "sdk-default"
-Timeout = float | None | Literal["sdk-default"]
+# A provider's ``timeout`` default: 10 minutes to read, 5 s to connect (the SDKs' defaults
+# too, when the SDK sends).
+DEFAULT_TIMEOUT: Literal["default"] = "default"
+Timeout = float | None | Literal["default"]
 
 
 def timeout_arguments(timeout: Timeout) -> dict[str, Any]:
-    return {} if timeout == SDK_DEFAULT_TIMEOUT else {"timeout": timeout}
+    return {} if timeout == DEFAULT_TIMEOUT else {"timeout": timeout}
 
 
 def json_content(body: Mapping[str, Any]) -> bytes:
     """The request body serialised once, here.
 
     Handing the SDK bytes instead of a dict skips its per-request deep copy of the body
-    (O(history) on every turn); the client still adds auth and the JSON content type.
+    (O(history) on every turn); our own client sends these bytes as they are.
     """
     text = json.dumps(body, ensure_ascii=False, separators=(",", ":"))
     try:
@@ -145,10 +113,10 @@ def client_source(
     return ClientPerLoop(factory)
 
 
-class SDKProvider:
-    """What every provider on an official SDK shares: its model id as ``name`` (used for
-    pricing and reports), its capabilities, and its SDK client (one per event loop, or the
-    process's shared one), released by ``aclose()``.
+class HttpProvider:
+    """What every HTTP provider shares: its model id as ``name`` (used for pricing and
+    reports), its capabilities, and its clients — ours and the SDK's, each one per event
+    loop or the process's shared one — released by ``aclose()``.
 
     ``created_by_loopwright`` is true for providers made from a model string: the runtime
     closes those at the end of a session, and leaves providers the user built alone.
@@ -156,6 +124,7 @@ class SDKProvider:
 
     _model: str
     _clients: ClientPerLoop[Any] | PooledClients
+    _http_clients: ClientPerLoop[Any] | PooledClients
     capabilities: Capabilities
     created_by_loopwright: bool = False
 
@@ -176,4 +145,5 @@ class SDKProvider:
 
     async def aclose(self) -> None:
         """Close this event loop's HTTP connections (call before the loop ends)."""
+        await self._http_clients.aclose()
         await self._clients.aclose()

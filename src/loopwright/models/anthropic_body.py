@@ -1,8 +1,9 @@
-"""What code outside the providers may use of their wire formats: the Anthropic
-request body, as the provider builds it (the context-overflow wording is in overflow.py).
+"""The Anthropic Messages request body as the provider builds it, for code outside the
+providers (tests, fake servers, session repair) that needs to see it.
 
 The provider modules' private helpers (``loopwright.models._*``) stay private to
-``loopwright.models``; this module names the few that tests and fake servers need.
+``loopwright.models``; this module names the few that are needed outside. The
+context-overflow wording is in ``overflow.py``.
 """
 
 from __future__ import annotations

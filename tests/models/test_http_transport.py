@@ -1,4 +1,4 @@
-"""What the lean path's HTTP client meets on real servers besides the fake servers' chunked
+"""What our HTTP client (models/_http.py) meets on real servers besides the fake servers' chunked
 streams: compressed error bodies, bodies that end when the connection closes, kept-alive
 connections the server has since closed, and answers that are not HTTP at all."""
 
@@ -126,6 +126,16 @@ def gzipped_rate_limit(connection: socket.socket) -> None:
     )
 
 
+def html_bad_gateway(connection: socket.socket) -> None:
+    """What a proxy in front of the API says when the API is away: not JSON at all."""
+    body = b"<html><body><h1>502 Bad Gateway</h1></body></html>"
+    connection.sendall(
+        b"HTTP/1.1 502 Bad Gateway\r\nContent-Type: text/html\r\n"
+        + f"Content-Length: {len(body)}\r\n\r\n".encode()
+        + body
+    )
+
+
 def not_http(connection: socket.socket) -> None:
     connection.sendall(b"SSH-2.0-OpenSSH_9.6\r\n\r\n")
 
@@ -199,3 +209,16 @@ async def test_an_answer_that_is_not_http_is_a_connection_error() -> None:
         await model.aclose()
         server.close()
     assert raised.value.kind == "connection"
+
+
+async def test_an_error_body_that_is_not_json_is_quoted_and_keeps_the_kind_of_its_status() -> None:
+    server = ScriptedSocket([html_bad_gateway])
+    model = OpenAIChatModel("m", api_key="k", base_url=server.base_url)
+    try:
+        with pytest.raises(ModelError, match="502 Bad Gateway") as raised:
+            await _answer(model)
+    finally:
+        await model.aclose()
+        server.close()
+    assert raised.value.kind == "server" and raised.value.status_code == 502
+    assert raised.value.retryable
