@@ -5,18 +5,15 @@ from __future__ import annotations
 
 import asyncio
 import json
-import sys
 import time
 from collections.abc import Callable, Hashable, Mapping
 from typing import Any, Generic, Literal, Protocol, TypeVar
 
 from loopwright.models._client_pool import PooledClients, shared_client
 from loopwright.models.capabilities import Capabilities
+from loopwright.version import VERSION
 
-# loopwright/<version>, the version defined once in loopwright/__init__.py. The package is
-# always imported before any of its modules; it is named through sys.modules so that this
-# low module does not import the flat API that sits above every layer.
-USER_AGENT = f"loopwright/{sys.modules['loopwright'].__version__}"
+USER_AGENT = f"loopwright/{VERSION}"
 
 
 def retry_after_seconds(headers: Mapping[str, str] | None) -> float | None:
