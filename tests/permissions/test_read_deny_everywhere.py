@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from core.helpers import collect, tool_results
 from loopwright import Options
 from loopwright.testing import ScriptedModel, text, tool_call
+from support import collect, tool_results
 
 SECRET = "TOP-SECRET-MARKER"
 

@@ -16,8 +16,7 @@ from loopwright.messages import (
     UserMessage,
 )
 from loopwright.testing import ScriptedModel, raw_tool_call, text, tool_call
-
-from .helpers import collect, tool_results
+from support import collect, tool_results
 
 deleted: list[str] = []
 

@@ -10,8 +10,7 @@ from loopwright.messages import ResultMessage, Usage
 from loopwright.models.base import ModelRequest
 from loopwright.testing import FunctionModel, ScriptedModel, text, tool_call
 from loopwright.types import PermissionResultDeny
-
-from .helpers import base_options, blob, ran, touch
+from support import base_options, blob, ran, touch
 
 
 async def test_interrupt_right_after_query_stops_that_prompt() -> None:

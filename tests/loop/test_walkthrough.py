@@ -12,8 +12,7 @@ from loopwright.messages import (
     ResultMessage,
 )
 from loopwright.testing import ScriptedModel, text, tool_call
-
-from .helpers import tool_results
+from support import tool_results
 
 
 async def test_agent_fixes_the_failing_test_with_real_tools(tmp_path: Path) -> None:

@@ -28,8 +28,7 @@ from loopwright.testing import (
     tool_call,
     tool_calls,
 )
-
-from .helpers import collect, tool_results
+from support import collect, tool_results
 
 
 @tool(read_only=True)

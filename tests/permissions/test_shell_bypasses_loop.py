@@ -8,8 +8,7 @@ from error_advice import assert_says_what_to_do
 from loopwright import Options
 from loopwright.messages import ResultMessage
 from loopwright.testing import ScriptedModel, text, tool_call
-
-from .helpers import collect, tool_results
+from support import collect, tool_results
 
 
 async def test_a_cd_into_a_denied_directory_does_not_dodge_the_read_rule(tmp_path: Path) -> None:

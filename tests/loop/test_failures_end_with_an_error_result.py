@@ -9,8 +9,7 @@ from loopwright import Options, query
 from loopwright.messages import Message, ResultMessage, SystemMessage, Usage
 from loopwright.models.base import ModelRequest
 from loopwright.testing import FunctionModel, ScriptedModel, text, tool_call
-
-from .helpers import base_options, blob
+from support import base_options, blob
 
 
 async def test_bad_thinking_option_ends_with_an_error_result() -> None:

@@ -12,8 +12,7 @@ from loopwright.messages import (
     UserMessage,
 )
 from loopwright.testing import FunctionModel, ScriptedModel, text, tool_call, tool_calls
-
-from .helpers import base_options, tool_results
+from support import base_options, tool_results
 
 
 def process_alive(pid: int) -> bool:

@@ -7,8 +7,7 @@ from typing import Any
 from loopwright import AgentDefinition, Options, run
 from loopwright.hooks.runner import HookMatcher
 from loopwright.testing import FunctionModel, ScriptedModel, text, tool_call
-
-from .helpers import base_options, look
+from support import base_options, look
 
 
 async def test_post_tool_use_continue_false_stops_the_run() -> None:

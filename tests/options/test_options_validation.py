@@ -19,8 +19,7 @@ from loopwright.messages import ResultMessage, SystemMessage
 from loopwright.options import AgentDefinition
 from loopwright.options.validation import OptionsError
 from loopwright.testing import ScriptedModel, text, tool_call
-
-from .helpers import collect, tool_results
+from support import collect, tool_results
 
 
 def refused(**fields: Any) -> str:

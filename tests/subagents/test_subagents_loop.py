@@ -4,8 +4,7 @@ own ToolSearch loads) and their denials reach the parent's result."""
 from loopwright import AgentDefinition, run
 from loopwright.messages import ResultMessage
 from loopwright.testing import ScriptedModel, text, tool_call
-
-from .helpers import base_options, collect, look, ran, touch
+from support import base_options, collect, look, ran, touch
 
 REVIEWER = AgentDefinition(description="Reviews code", prompt="Review only.")
 

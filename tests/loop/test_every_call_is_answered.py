@@ -15,8 +15,7 @@ from loopwright.messages import (
 )
 from loopwright.testing import ScriptedModel, raw_tool_call, text, tool_calls
 from loopwright.types import PermissionResultAllow, PermissionResultDeny
-
-from .helpers import base_options, collect
+from support import base_options, collect
 
 
 def unanswered_calls(history: list[ConversationMessage]) -> list[str]:

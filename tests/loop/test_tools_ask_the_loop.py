@@ -16,8 +16,7 @@ from loopwright.tools.ask_user import NO_CALLBACK
 from loopwright.tools.base import ToolContext, ToolResult, ToolServices
 from loopwright.tools.results import StopBatch
 from loopwright.tools.web_search import NOT_CONFIGURED
-
-from .helpers import base_options, collect, look, ran, tool_results, touch
+from support import base_options, collect, look, ran, tool_results, touch
 
 BILLING = HandoffAgent(name="Billing", instructions="You handle refunds.", tools=[])
 

@@ -11,9 +11,8 @@ from loopwright.messages import ResultMessage, SystemMessage
 from loopwright.sandbox.bwrap import SandboxSettings
 from loopwright.testing import ScriptedModel, text, tool_call
 from loopwright.types import PermissionResultAllow, PermissionResultDeny
+from support import collect, tool_results
 from system_deps import require_program
-
-from .helpers import collect, tool_results
 
 
 async def test_default_mode_without_a_callback_denies_and_the_loop_goes_on(tmp_path: Path) -> None:

@@ -7,8 +7,7 @@ from typing import Any
 from loopwright import AgentDefinition, run
 from loopwright.models.base import ModelRequest
 from loopwright.testing import FunctionModel, ScriptedModel, text, tool_call
-
-from .helpers import base_options, look
+from support import base_options, look
 
 
 async def test_duration_api_ms_includes_subagent_model_time() -> None:
