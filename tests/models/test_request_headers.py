@@ -269,3 +269,50 @@ print(sorted(m for m in ("anthropic", "openai", "httpx2", "httpx") if m in sys.m
         [sys.executable, "-c", script], capture_output=True, text=True, timeout=60
     )
     assert done.stdout.split("\n") == ["one", "two", "three", "[]", ""], done.stderr
+
+
+def test_a_key_based_model_string_needs_no_sdk_installed() -> None:
+    # A bare `pip install loopwright` has neither SDK; with an API key our client serves.
+    script = """
+import asyncio, sys
+sys.modules["anthropic"] = None  # as if not installed: find_spec and import both fail
+sys.modules["openai"] = None
+from loopwright.messages import UserMessage
+from loopwright.models.base import ModelRequest, ModelResponse
+from loopwright.models.registry import resolve_model
+from loopwright.models.scripted import text
+from loopwright.testing.fake_anthropic import FakeAnthropicServer
+from loopwright.testing.fake_openai import FakeOpenAIServer
+
+async def answer(spec, server):
+    with server as running:
+        env = {"ANTHROPIC_API_KEY": "k", "OPENAI_API_KEY": "k"}
+        model = resolve_model(f"{spec}?base_url={running.base_url}", env=env)
+        events = [e async for e in model.stream(ModelRequest("m", "s", [UserMessage("hi")], []))]
+        await model.aclose()
+        return events[-1].content[0].text
+
+async def main():
+    print(await answer("anthropic:claude-sonnet-5-5", FakeAnthropicServer([text("one")])))
+    print(await answer("openai-chat:gpt-5.5", FakeOpenAIServer([text("two")])))
+
+asyncio.run(main())
+"""
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, timeout=60
+    )
+    assert done.stdout.split("\n") == ["one", "two", ""], done.stderr
+
+
+def test_a_provider_that_needs_its_missing_sdk_says_so_when_built(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from loopwright.errors import ConfigurationError
+
+    monkeypatch.setitem(sys.modules, "anthropic", None)  # not installed
+    monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
+    monkeypatch.setenv("ANTHROPIC_AUTH_TOKEN", "token-1")  # only the SDK sends a token
+    with pytest.raises(ConfigurationError) as raised:
+        AnthropicModel("claude-sonnet-5-5", base_url="http://127.0.0.1:9")
+    assert "pip install 'loopwright[anthropic]'" in str(raised.value)
+    assert "API key" in str(raised.value)

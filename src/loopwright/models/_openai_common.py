@@ -45,6 +45,7 @@ _ENV = ProviderEnvironment(
     key="OPENAI_API_KEY",
     base_url="OPENAI_BASE_URL",
     default_base_url="https://api.openai.com/v1",
+    sdk_package="openai",
 )
 # Sent as OpenAI-Organization / OpenAI-Project when set (as the SDK reads them too).
 _ORGANIZATION_ENV = "OPENAI_ORG_ID"

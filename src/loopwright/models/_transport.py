@@ -18,6 +18,7 @@ own headers and maps a status and error body to a ModelError with one table of i
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import os
 import sys
@@ -25,7 +26,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Mappin
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
-from loopwright.errors import ModelError, ModelErrorKind
+from loopwright.errors import ConfigurationError, ModelError, ModelErrorKind
 from loopwright.models._http import Endpoint, Header, HttpClient, TransportError, endpoint
 from loopwright.models._provider_base import (
     DEFAULT_TIMEOUT,
@@ -65,11 +66,13 @@ class Route:
 
 @dataclass(frozen=True, slots=True)
 class ProviderEnvironment:
-    """A provider's environment variables: its key and its base URL."""
+    """A provider's environment variables (its key and its base URL), and the official
+    SDK that serves what our client does not (its import name, also the extra's name)."""
 
     key: str
     base_url: str
     default_base_url: str
+    sdk_package: str
 
 
 @dataclass(frozen=True, slots=True)
@@ -137,11 +140,29 @@ def provider_clients(
     key = (*key, headers)
     share = share and options.http_client is None
     route = own_route(env, options)
+    if route is None:
+        require_sdk(env.sdk_package, provider)
     return ProviderClients(
         sdk=client_source(key, lambda: sdk_client(options), share=share),
         http=client_source(("http", *key), route.client if route else HttpClient, share=share),
         route=route,
     )
+
+
+def require_sdk(package: str, provider: str) -> None:
+    """Fail when the provider is built, not at its first request, when the SDK it needs
+    is not installed (``make demo`` and a bare ``pip install loopwright`` bring none)."""
+    try:
+        found = importlib.util.find_spec(package) is not None
+    except (ImportError, ValueError):  # ValueError: sys.modules[package] is None
+        found = False
+    if not found:
+        raise ConfigurationError(
+            f"this {provider} model goes through the {package!r} package (no API key in "
+            "the environment, a proxy, your own http_client or max_retries), which is not "
+            f"installed; install it with: pip install 'loopwright[{package}]', or set an "
+            "API key"
+        )
 
 
 def merged_headers(*layers: Iterable[Header]) -> list[Header]:

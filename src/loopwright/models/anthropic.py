@@ -45,6 +45,7 @@ _ENV = ProviderEnvironment(
     key="ANTHROPIC_API_KEY",
     base_url="ANTHROPIC_BASE_URL",
     default_base_url="https://api.anthropic.com",
+    sdk_package="anthropic",
 )
 _ERRORS = AnthropicErrors()
 

@@ -28,7 +28,6 @@ where that cannot serve (see ``_transport``).
 
 from __future__ import annotations
 
-import importlib.util
 import os
 from collections.abc import Callable, Mapping
 from urllib.parse import parse_qs
@@ -147,24 +146,8 @@ def _capabilities(model: str, options: Mapping[str, str], where: str) -> Capabil
     return capabilities_for(model, **parse_capability_overrides(options, where))
 
 
-def require_sdk(package: str, extra: str, spec: str) -> None:
-    """Fail at start, not on the first request, when a provider's SDK is not installed
-    (``make demo`` and a bare ``pip install loopwright`` bring none)."""
-    try:
-        found = importlib.util.find_spec(package) is not None
-    except (ImportError, ValueError):  # ValueError: sys.modules[package] is None
-        found = False
-    if not found:
-        raise ConfigurationError(
-            f"model {spec!r} needs the {package!r} package, which is not installed; "
-            f"install it with: pip install 'loopwright[{extra}]'"
-        )
-
-
 def _anthropic(model: str, options: Mapping[str, str], env: Mapping[str, str]) -> Model:
     from loopwright.models.anthropic import AnthropicModel
-
-    require_sdk("anthropic", "anthropic", f"anthropic:{model}")
 
     model = _alias(model, env)
     key_variable = options.get("api_key_env", "ANTHROPIC_API_KEY")
@@ -187,8 +170,6 @@ def _anthropic(model: str, options: Mapping[str, str], env: Mapping[str, str]) -
 def _openai(model: str, options: Mapping[str, str], env: Mapping[str, str]) -> Model:
     from loopwright.models.openai_responses import OpenAIResponsesModel
 
-    require_sdk("openai", "openai", f"openai:{model}")
-
     key_variable = options.get("api_key_env", "OPENAI_API_KEY")
     key = env.get(key_variable)
     if not key:
@@ -207,8 +188,6 @@ def _openai(model: str, options: Mapping[str, str], env: Mapping[str, str]) -> M
 
 def _openai_chat(model: str, options: Mapping[str, str], env: Mapping[str, str]) -> Model:
     from loopwright.models.openai_chat import OpenAIChatModel
-
-    require_sdk("openai", "openai", f"openai-chat:{model}")
 
     base_url = options.get("base_url") or env.get("OPENAI_BASE_URL") or None
     key_variable = options.get("api_key_env", "OPENAI_API_KEY")
