@@ -4,6 +4,7 @@ a shipped ``d/a.txt -> ~/.bashrc`` must not let ``cp a.txt d/`` pass in acceptEd
 from __future__ import annotations
 
 import io
+import os
 import tarfile
 import zipfile
 from pathlib import Path
@@ -103,3 +104,13 @@ def test_archive_extraction_is_judged_on_its_members(tree: Path) -> None:
     assert run("unzip evil.zip") == "ask"
     assert run("unzip -l evil.zip") == "allow"
     assert run("tar -xf missing.tar") == "ask"  # members unknown
+
+
+def test_an_archive_that_is_a_fifo_is_not_read_and_the_extraction_asks(tree: Path) -> None:
+    # Listing a FIFO's members would block the permission check until someone writes to it.
+    os.mkfifo(tree / "trap.tar")
+    os.mkfifo(tree / "trap.zip")
+    rules = RuleSet.from_strings(allow=("Bash(tar *)", "Bash(unzip *)"))
+    policy = PermissionPolicy(rules, "default", (tree,), home=tree.parent)
+    assert policy.evaluate("Bash", {"command": "tar -xf trap.tar"}, tree).behavior == "ask"
+    assert policy.evaluate("Bash", {"command": "unzip trap.zip"}, tree).behavior == "ask"

@@ -13,8 +13,7 @@ None means the set cannot be known before the command runs, which never approves
 from __future__ import annotations
 
 import os
-import tarfile
-import zipfile
+import stat
 from pathlib import Path
 
 from loopwright.permissions.shell.option_parsing import ProgramOptions, parse_options, program
@@ -177,10 +176,19 @@ def _tar(args: list[str], base: Path) -> list[str] | None:
     directory = values.get("C") or values.get("--directory") or "."
     if archive is None or archive == "-":
         return None
+    path = os.path.join(base, archive)
+    if not _readable_archive(path):
+        return None
+    import tarfile  # only when a command extracts one: not at start-up
+
+    members: list[tarfile.TarInfo] = []
     try:
-        with tarfile.open(os.path.join(base, archive)) as handle:
-            members = handle.getmembers()[: _TREE_LIMIT + 1]
-    except (OSError, tarfile.TarError):
+        with tarfile.open(path) as handle:
+            for member in handle:  # lazily: a huge archive is not read to its end
+                members.append(member)
+                if len(members) > _TREE_LIMIT:
+                    break
+    except (OSError, tarfile.TarError, EOFError):
         return None
     if len(members) > _TREE_LIMIT or any(m.issym() or m.islnk() for m in members):
         return None  # a link member can send the next member anywhere
@@ -229,11 +237,30 @@ def _unzip(args: list[str], base: Path) -> list[str] | None:
         operands.remove(directory)
     if not operands:
         return []
+    path = os.path.join(base, operands[0])
+    if not _readable_archive(path):
+        return None
+    import zipfile  # only when a command extracts one: not at start-up
+
     try:
-        with zipfile.ZipFile(os.path.join(base, operands[0])) as handle:
+        with zipfile.ZipFile(path) as handle:
             names = handle.namelist()[: _TREE_LIMIT + 1]
-    except (OSError, zipfile.BadZipFile):
+    except (OSError, zipfile.BadZipFile, EOFError):
         return None
     if len(names) > _TREE_LIMIT:
         return None
     return [os.path.join(base, directory, n) for n in names]
+
+
+# The archive is the repository's, so hostile: a FIFO named x.tar would block the check
+# forever, and a huge compressed one would be inflated to list it. Neither is read; the
+# command then counts as writing where it cannot be told (it asks).
+_ARCHIVE_MAX_BYTES = 256 * 1024 * 1024
+
+
+def _readable_archive(path: str) -> bool:
+    try:
+        info = os.stat(path)
+    except (OSError, ValueError):
+        return False
+    return stat.S_ISREG(info.st_mode) and info.st_size <= _ARCHIVE_MAX_BYTES
