@@ -114,3 +114,20 @@ def test_an_archive_that_is_a_fifo_is_not_read_and_the_extraction_asks(tree: Pat
     policy = PermissionPolicy(rules, "default", (tree,), home=tree.parent)
     assert policy.evaluate("Bash", {"command": "tar -xf trap.tar"}, tree).behavior == "ask"
     assert policy.evaluate("Bash", {"command": "unzip trap.zip"}, tree).behavior == "ask"
+
+
+def test_git_files_planted_as_fifos_do_not_block_the_sandbox_pins(tmp_path: Path) -> None:
+    # Before every sandboxed command the host reads .gitmodules, the gitfile's target's
+    # commondir and config to pin git's files: all the repository's, so possibly FIFOs.
+    from loopwright.permissions.paths.protected import protected_bind_args
+
+    project = tmp_path / "project"
+    git_dir = tmp_path / "gitdir"
+    (git_dir / "hooks").mkdir(parents=True)
+    project.mkdir()
+    (project / ".git").write_text(f"gitdir: {git_dir}\n")
+    os.mkfifo(project / ".gitmodules")
+    os.mkfifo(git_dir / "commondir")
+    os.mkfifo(git_dir / "config")
+    args = protected_bind_args(project)
+    assert str(git_dir / "hooks") in args  # git's own files are still pinned

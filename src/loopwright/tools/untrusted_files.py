@@ -99,3 +99,14 @@ def kind_of(mode: int) -> str:
     if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
         return "a device"
     return "not a regular file"
+
+
+# Files git reads (a config, a gitfile, .gitmodules) are small; this bound only stops a
+# planted giant from stalling a permission check.
+GIT_FILE_LIMIT = 64 * 1024 * 1024
+
+
+def read_repository_text(path: str | Path, limit: int = GIT_FILE_LIMIT) -> str:
+    """A small text file of the repository's, read as git would (links followed) but
+    never a FIFO or a device: ``NotARegularFile`` (an OSError) for those."""
+    return read_regular(path, limit, follow_symlinks=True).decode("utf-8", "replace")

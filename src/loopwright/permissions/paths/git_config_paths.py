@@ -17,6 +17,8 @@ import os
 import shlex
 from pathlib import Path
 
+from loopwright.tools.untrusted_files import read_repository_text
+
 # Settings whose value is (or starts with) a program git runs, or a file git reads.
 _RUNS = frozenset(
     {
@@ -57,7 +59,7 @@ def config_named_paths(repository: Path, git_dir: Path, *, existing: bool = True
 
 def _settings(config: Path) -> list[tuple[str, str]]:
     try:
-        text = config.read_text(encoding="utf-8", errors="replace")
+        text = read_repository_text(config)
     except OSError:
         return []
     section = ""

@@ -34,6 +34,7 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from loopwright.permissions.paths.git_config_paths import config_named_paths
+from loopwright.tools.untrusted_files import read_repository_text
 
 # Directories anywhere in a path that make it protected (the policy's view) and, at the
 # top of a working directory, that the sandbox keeps read-only or quarantines.
@@ -245,7 +246,7 @@ def _git_pins(repository: Path) -> list[str]:
 def submodule_dirs(working_dir: Path) -> list[Path]:
     """The submodule directories ``.gitmodules`` lists (only those inside ``working_dir``)."""
     try:
-        text = (working_dir / ".gitmodules").read_text(encoding="utf-8", errors="replace")
+        text = read_repository_text(working_dir / ".gitmodules")
     except OSError:
         return []
     found: list[Path] = []
@@ -281,7 +282,7 @@ def git_dirs(working_dir: Path) -> list[Path]:
 
 def _gitfile_target(gitfile: Path) -> Path | None:
     try:
-        text = gitfile.read_text(encoding="utf-8", errors="replace")
+        text = read_repository_text(gitfile)
     except OSError:
         return None
     for line in text.splitlines():
@@ -293,7 +294,7 @@ def _gitfile_target(gitfile: Path) -> Path | None:
 
 def _commondir(git_dir: Path) -> Path | None:
     try:
-        text = (git_dir / "commondir").read_text(encoding="utf-8", errors="replace").strip()
+        text = read_repository_text(git_dir / "commondir").strip()
     except OSError:
         return None
     target = (git_dir / text).resolve()
