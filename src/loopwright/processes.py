@@ -16,6 +16,7 @@ import os
 import signal
 import threading
 import time
+from collections.abc import Iterable
 from types import FrameType
 
 # How long groups get between SIGTERM and SIGKILL when this process ends.
@@ -37,6 +38,37 @@ def track(pgid: int) -> None:
 def forget(pgid: int) -> None:
     """The group was killed (or ended): nothing to do for it at exit."""
     _live.discard(pgid)
+
+
+def child_session_leaders() -> frozenset[int]:
+    """This process's live children that lead a session of their own (``setsid``, as
+    ``start_new_session`` makes them): the groups a library started for us without
+    telling its pid (the MCP SDK's stdio servers). Empty where /proc is not there."""
+    me = os.getpid()
+    found: set[int] = set()
+    try:
+        names = os.listdir("/proc")
+    except OSError:
+        return frozenset()
+    for name in names:
+        if not name.isdigit():
+            continue
+        try:
+            with open(f"/proc/{name}/stat", "rb") as stat:
+                fields = stat.read().rsplit(b")", 1)[1].split()
+        except OSError:
+            continue
+        # After the name: state, ppid, pgrp, session.
+        if fields[0] != b"Z" and int(fields[1]) == me and int(fields[3]) == int(name):
+            found.add(int(name))
+    return frozenset(found)
+
+
+def forget_ended(pgids: Iterable[int]) -> None:
+    """Forget those of ``pgids`` that have ended (a live one stays tracked)."""
+    for pgid in pgids:
+        if not _exists(pgid):
+            _live.discard(pgid)
 
 
 def tracked_groups() -> frozenset[int]:

@@ -14,13 +14,14 @@ import asyncio
 import math
 import tempfile
 import warnings
-from collections.abc import Awaitable, Callable
-from contextlib import AsyncExitStack
+from collections.abc import AsyncGenerator, Awaitable, Callable
+from contextlib import AbstractAsyncContextManager, AsyncExitStack, asynccontextmanager
 from dataclasses import dataclass, field
 from typing import IO, Any, Literal, TextIO, cast
 
 import anyio
 
+from loopwright import processes
 from loopwright.mcp.adapters import (
     McpTool,
     ProgressFn,
@@ -377,7 +378,7 @@ class ServerConnection:
                 env=dict(config.env) or None,
                 cwd=config.cwd,
             )
-            return stdio_client(parameters, errlog=cast(TextIO, self._stderr))
+            return _tracked(stdio_client(parameters, errlog=cast(TextIO, self._stderr)))
         if isinstance(config, SseServerConfig):
             from mcp.client.sse import sse_client
 
@@ -441,6 +442,25 @@ class ServerConnection:
             request = self._requests.get_nowait()
             if request is not None:
                 request.fail(message)
+
+
+@asynccontextmanager
+async def _tracked(transport: AbstractAsyncContextManager[Any]) -> AsyncGenerator[Any, None]:
+    """A stdio transport whose server ends with this process, like every child we start.
+
+    The MCP SDK starts the server in a session of its own and keeps its pid to itself, so
+    the new session leaders among our children are found before and after the start and
+    tracked (a SIGTERM that skips the loop's clean-up still reaches the server's group)."""
+    before = processes.child_session_leaders()
+    started: frozenset[int] = frozenset()
+    try:
+        async with transport as streams:
+            started = processes.child_session_leaders() - before - processes.tracked_groups()
+            for pgid in started:
+                processes.track(pgid)
+            yield streams
+    finally:
+        processes.forget_ended(started)  # the SDK stopped it; a live one stays tracked
 
 
 async def _list_all_tools(client: Any, cache_mode: str = "use") -> list[Any]:
