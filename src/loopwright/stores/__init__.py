@@ -5,53 +5,93 @@ Stores: :class:`JSONLStore` (default), :class:`SQLiteStore`, ``PostgresStore`` (
 :class:`SessionStore` methods works; check it with ``loopwright.testing.store_conformance``.
 """
 
+import importlib
 from typing import TYPE_CHECKING, Any
 
-from loopwright.stores.api import (
-    delete_session,
-    fork_session,
-    get_pending_approvals,
-    get_session_messages,
-    list_sessions,
-    open_store,
-    rename_session,
-    tag_session,
-)
-from loopwright.stores.approvals import PendingBatch, PendingCall
-from loopwright.stores.base import (
-    SessionBusyError,
-    SessionError,
-    SessionInfo,
-    SessionNotFoundError,
-    SessionStore,
-    TranscriptCorruptError,
-    loopwright_home,
-    project_key,
-)
-from loopwright.stores.entries import Entry, message_entry, meta_entry
-from loopwright.stores.follow import attach_session, follow_session
-from loopwright.stores.jsonl import JSONLStore
-from loopwright.stores.recorder import (
-    OpenedSession,
-    SessionRecorder,
-    latest_session,
-    resume_session,
-    start_transcript,
-)
-from loopwright.stores.repair import check_pairing, repair_pairing
-from loopwright.stores.transcript import RestoredSession, StateSnapshot, restore
+# Each name loads its module when first used: a run that only records a transcript does
+# not import the listing, following, repair or SQLite code (a faster start-up).
+_EXPORTS: dict[str, str] = {
+    "Entry": "loopwright.stores.entries",
+    "JSONLStore": "loopwright.stores.jsonl",
+    "OpenedSession": "loopwright.stores.recorder",
+    "PendingBatch": "loopwright.stores.approvals",
+    "PendingCall": "loopwright.stores.approvals",
+    "RestoredSession": "loopwright.stores.transcript",
+    "SQLiteStore": "loopwright.stores.sqlite",
+    "SessionBusyError": "loopwright.stores.base",
+    "SessionError": "loopwright.stores.base",
+    "SessionInfo": "loopwright.stores.base",
+    "SessionNotFoundError": "loopwright.stores.base",
+    "SessionRecorder": "loopwright.stores.recorder",
+    "SessionStore": "loopwright.stores.base",
+    "StateSnapshot": "loopwright.stores.transcript",
+    "TranscriptCorruptError": "loopwright.stores.base",
+    "attach_session": "loopwright.stores.follow",
+    "check_pairing": "loopwright.stores.repair",
+    "delete_session": "loopwright.stores.api",
+    "follow_session": "loopwright.stores.follow",
+    "fork_session": "loopwright.stores.api",
+    "get_pending_approvals": "loopwright.stores.api",
+    "get_session_messages": "loopwright.stores.api",
+    "latest_session": "loopwright.stores.recorder",
+    "list_sessions": "loopwright.stores.api",
+    "loopwright_home": "loopwright.stores.base",
+    "message_entry": "loopwright.stores.entries",
+    "meta_entry": "loopwright.stores.entries",
+    "open_store": "loopwright.stores.api",
+    "project_key": "loopwright.stores.base",
+    "rename_session": "loopwright.stores.api",
+    "repair_pairing": "loopwright.stores.repair",
+    "restore": "loopwright.stores.transcript",
+    "resume_session": "loopwright.stores.recorder",
+    "start_transcript": "loopwright.stores.recorder",
+    "tag_session": "loopwright.stores.api",
+}
 
 if TYPE_CHECKING:
+    from loopwright.stores.api import (
+        delete_session,
+        fork_session,
+        get_pending_approvals,
+        get_session_messages,
+        list_sessions,
+        open_store,
+        rename_session,
+        tag_session,
+    )
+    from loopwright.stores.approvals import PendingBatch, PendingCall
+    from loopwright.stores.base import (
+        SessionBusyError,
+        SessionError,
+        SessionInfo,
+        SessionNotFoundError,
+        SessionStore,
+        TranscriptCorruptError,
+        loopwright_home,
+        project_key,
+    )
+    from loopwright.stores.entries import Entry, message_entry, meta_entry
+    from loopwright.stores.follow import attach_session, follow_session
+    from loopwright.stores.jsonl import JSONLStore
+    from loopwright.stores.recorder import (
+        OpenedSession,
+        SessionRecorder,
+        latest_session,
+        resume_session,
+        start_transcript,
+    )
+    from loopwright.stores.repair import check_pairing, repair_pairing
     from loopwright.stores.sqlite import SQLiteStore
+    from loopwright.stores.transcript import RestoredSession, StateSnapshot, restore
 
 
 def __getattr__(name: str) -> Any:
-    # sqlite3 loads only for sessions that use the SQLite store: a faster start-up.
-    if name == "SQLiteStore":
-        from loopwright.stores.sqlite import SQLiteStore
-
-        return SQLiteStore
-    raise AttributeError(f"module 'loopwright.stores' has no attribute {name!r}")
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'loopwright.stores' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
 
 
 __all__ = [
