@@ -11,6 +11,7 @@ from typing import Any, Generic, Literal, Protocol, TypeVar, cast
 
 from loopwright.messages import ToolUseBlock
 from loopwright.models._client_pool import PooledClients, shared_client
+from loopwright.models.base import ModelBase
 from loopwright.models.capabilities import Capabilities
 
 
@@ -145,7 +146,7 @@ def client_source(
     return ClientPerLoop(factory)
 
 
-class SDKProvider:
+class SDKProvider(ModelBase):
     """What every provider on an official SDK shares: its model id as ``name`` (used for
     pricing and reports), its capabilities, and its SDK client (one per event loop, or the
     process's shared one), released by ``aclose()``.

@@ -19,12 +19,15 @@ from loopwright.stores.api import (
 )
 from loopwright.stores.approvals import PendingBatch, PendingCall
 from loopwright.stores.base import (
+    MinimalStore,
     SessionBusyError,
     SessionError,
     SessionInfo,
     SessionNotFoundError,
     SessionStore,
+    StoreBase,
     TranscriptCorruptError,
+    adopt_store,
     loopwright_home,
     project_key,
 )
@@ -57,6 +60,7 @@ def __getattr__(name: str) -> Any:
 __all__ = [
     "Entry",
     "JSONLStore",
+    "MinimalStore",
     "OpenedSession",
     "PendingBatch",
     "PendingCall",
@@ -69,7 +73,9 @@ __all__ = [
     "SessionRecorder",
     "SessionStore",
     "StateSnapshot",
+    "StoreBase",
     "TranscriptCorruptError",
+    "adopt_store",
     "attach_session",
     "check_pairing",
     "delete_session",

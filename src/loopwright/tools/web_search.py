@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
 from urllib.parse import urlsplit
 
-from loopwright.tools.base import ToolContext, ToolResult
+from loopwright.tools.base import ToolBase, ToolContext, ToolResult
 
 SERVICE_KEY = "web_search"
 MAX_RESULTS_SHOWN = 10
@@ -74,7 +74,7 @@ def _format(query: str, results: list[SearchResult]) -> str:
 
 
 @dataclass(frozen=True, slots=True)
-class WebSearchTool:
+class WebSearchTool(ToolBase):
     name: str = "WebSearch"
     description: str = WEB_SEARCH_DESCRIPTION
     input_schema: dict[str, Any] = field(
