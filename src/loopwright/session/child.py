@@ -7,8 +7,8 @@ import dataclasses
 
 from loopwright.models.settings import ModelSettings
 from loopwright.options import AgentDefinition
-from loopwright.permissions.modes import subagent_modes
 from loopwright.permissions.gate import PermissionGate
+from loopwright.permissions.modes import subagent_modes
 from loopwright.session.agent import Agent
 from loopwright.session.resolve import resolve_model, with_retries
 from loopwright.session.session import Session, meter_for
