@@ -66,8 +66,8 @@ def _child_agent(
     if own.gate_factory is not None:
         # The stricter of the parent's and the definition's mode, in every respect
         # (plan under dontAsk neither asks nor edits): see permissions/modes.py.
-        parent = own.gate
-        inherited = parent.policy.also_modes if isinstance(parent, PermissionGate) else ()
+        parent_gate = own.gate
+        inherited = parent_gate.policy.also_modes if isinstance(parent_gate, PermissionGate) else ()
         mode, also = subagent_modes((own.permission_mode, *inherited), definition.permission_mode)
         gate = own.gate_factory(mode, hook_fields)
         if isinstance(gate, PermissionGate):  # a gate of our own policy: it also checks these
