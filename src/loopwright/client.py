@@ -15,7 +15,7 @@ from loopwright.errors import LoopwrightError, ResultError
 from loopwright.loop.run import agent_loop
 from loopwright.loop.subagents import install_subagents
 from loopwright.messages import Message, ResultMessage, UserMessage
-from loopwright.models.base import Model
+from loopwright.models.base import MinimalModel
 from loopwright.options import Options
 from loopwright.options.validation import check_permission_mode
 from loopwright.session.approvals import take_approvals
@@ -214,7 +214,7 @@ class Client:
         if self._busy or not self._inbox.empty():
             self.session.interrupt()
 
-    async def set_model(self, model: str | Model) -> None:
+    async def set_model(self, model: str | MinimalModel) -> None:
         """Use another model from the next request on (a new Agent, same conversation)."""
         from loopwright.session.resolve import resolve_model, with_retries
 

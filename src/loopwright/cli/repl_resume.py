@@ -20,12 +20,12 @@ from rich.markup import escape
 from loopwright.cli.render import Renderer
 from loopwright.cli.terminal_text import visible_line
 from loopwright.messages import Message, ResultMessage, SystemMessage
-from loopwright.stores import SessionStore, get_session_messages, list_sessions, open_store
+from loopwright.stores import MinimalStore, get_session_messages, list_sessions, open_store
 from loopwright.stores.transcript import restore
 
 SHOWN_MESSAGES = 12  # the tail of a long conversation shown on resume
 PICKER_SIZE = 10
-StoreSpec = SessionStore | str | None
+StoreSpec = MinimalStore | str | None
 
 
 @dataclass(frozen=True, slots=True)
@@ -54,7 +54,7 @@ async def recent_sessions(store_spec: StoreSpec, cwd: str) -> list[PastSession]:
             found.append(PastSession(info.session_id, info.summary, info.updated_at, cost))
         return found
     finally:
-        if store is not store_spec:  # a store the caller passed in stays theirs to close
+        if store_spec is None or isinstance(store_spec, str):  # a store passed in is theirs
             await store.aclose()
 
 
@@ -104,7 +104,7 @@ async def conversation_so_far(
     try:
         return await get_session_messages(session_id, store=store)
     finally:
-        if store is not store_spec:  # a store the caller passed in stays theirs to close
+        if store_spec is None or isinstance(store_spec, str):  # a store passed in is theirs
             await store.aclose()
 
 

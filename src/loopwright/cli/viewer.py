@@ -23,6 +23,7 @@ from loopwright.messages import (
     ImageBlock,
     Message,
     ResultMessage,
+    StreamEvent,
     SystemMessage,
     TextBlock,
     ThinkingBlock,
@@ -207,7 +208,8 @@ def _item_html(timeline: SessionTimeline, item: TimelineItem) -> str:
     if isinstance(event, UserMessage) and _only_tool_results(event, timeline):
         return ""  # shown under the calls they answer
     kind, inner = _event_html(timeline, event)
-    subagent = getattr(event, "parent_tool_use_id", None)
+    in_subagent = isinstance(event, AssistantMessage | UserMessage | StreamEvent)
+    subagent = event.parent_tool_use_id if in_subagent else None
     classes = f"item {kind}" + (" subagent" if subagent else "")
     anchor = f' id="{escape(item.anchor)}"' if item.anchor else ""
     stamp = f"<time>{escape(_when(item.timestamp)[11:])}</time>"

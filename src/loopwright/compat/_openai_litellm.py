@@ -17,7 +17,14 @@ from loopwright.compat._openai_agent_errors import UserError
 from loopwright.compat._openai_model_interface import ModelProvider
 from loopwright.compat._openai_models import ClientModel
 from loopwright.messages import ContentBlock, TextBlock, ToolUseBlock, Usage
-from loopwright.models.base import Model, ModelEvent, ModelRequest, ModelResponse, TextDelta
+from loopwright.models.base import (
+    Model,
+    ModelBase,
+    ModelEvent,
+    ModelRequest,
+    ModelResponse,
+    TextDelta,
+)
 from loopwright.models.openai_chat import convert_messages
 
 
@@ -96,7 +103,7 @@ def completion_response(completion: Any, model: str) -> ModelResponse:
     )
 
 
-class LitellmNative:
+class LitellmNative(ModelBase):
     """The loopwright model a ``LitellmModel`` runs as."""
 
     def __init__(self, model: str, base_url: str | None, api_key: str | None) -> None:

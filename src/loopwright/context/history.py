@@ -13,6 +13,7 @@ from loopwright.messages import (
     AssistantMessage,
     ContentBlock,
     ConversationMessage,
+    TextBlock,
     ToolResultBlock,
     UserMessage,
 )
@@ -86,7 +87,7 @@ def _content_chars(block: ToolResultBlock) -> int:
     # Images count as large: clearing them saves the most.
     if isinstance(block.content, str):
         return len(block.content)
-    return sum(len(getattr(b, "text", "")) or 6000 for b in block.content)
+    return sum((len(b.text) if isinstance(b, TextBlock) else 0) or 6000 for b in block.content)
 
 
 def clear_old_tool_results(

@@ -17,6 +17,7 @@ from typing import Any
 
 from loopwright import __version__
 from loopwright.options import Options
+from loopwright.tools.base import MinimalTool
 
 VERSION_STEP_NAME = "loopwright.session_version"
 
@@ -76,10 +77,8 @@ def _canonical(value: Any) -> Any:
             for field in dataclasses.fields(value)
             if field.name != "session_id"  # set per session from the workflow id
         }
-    name = getattr(value, "name", None)
-    schema = getattr(value, "input_schema", None)
-    if isinstance(name, str) and isinstance(schema, dict):
-        return {"tool": name, "schema": _canonical(schema)}
+    if isinstance(value, MinimalTool):
+        return {"tool": value.name, "schema": _canonical(value.input_schema)}
     qualified = getattr(value, "__qualname__", None)
     if isinstance(qualified, str):
         return f"{getattr(value, '__module__', '')}.{qualified}"

@@ -14,7 +14,7 @@ from typing import Any
 
 from loopwright.errors import ToolInputError
 from loopwright.messages import ImageBlock, SystemMessage, TextBlock
-from loopwright.tools.base import Tool, ToolContext, ToolResult
+from loopwright.tools.base import MinimalTool, ToolBase, ToolContext, ToolResult, ToolWrapper
 
 # Provider APIs accept tool names matching [a-zA-Z0-9_-]; anything else would be rejected
 # by the model endpoint, so it is replaced here, once, where the name is made.
@@ -42,7 +42,7 @@ ServerCaller = Callable[[str, dict[str, Any], ProgressFn | None], Awaitable[Tool
 
 
 @dataclass(frozen=True, slots=True)
-class McpTool:
+class McpTool(ToolBase):
     """A tool of an external MCP server; calls go to the task that owns the connection."""
 
     name: str
@@ -78,30 +78,21 @@ def progress_emitter(tool: McpTool, ctx: ToolContext) -> ProgressFn | None:
 
 
 @dataclass(frozen=True, slots=True)
-class SdkTool:
-    """A tool of an in-process server, renamed ``mcp__<server>__<tool>``; called directly."""
+class SdkTool(ToolWrapper):
+    """A tool of an in-process server, renamed ``mcp__<server>__<tool>``; called directly.
+    The rest (schema, timeout, idempotence) is the tool's own."""
 
-    name: str
+    server_name: str  # mcp__<server>__<tool>
     server: str
-    inner: Tool
+    inner: MinimalTool
 
     @property
-    def description(self) -> str:
-        return self.inner.description
+    def wrapped(self) -> MinimalTool:
+        return self.inner
 
     @property
-    def input_schema(self) -> dict[str, Any]:
-        return self.inner.input_schema
-
-    @property
-    def read_only(self) -> bool:
-        return self.inner.read_only
-
-    @property
-    def timeout_seconds(self) -> float | None:
-        # The executor reads this from @tool functions; keep it visible through the wrapper.
-        timeout: float | None = getattr(self.inner, "timeout_seconds", None)
-        return timeout
+    def name(self) -> str:
+        return self.server_name
 
     async def call(self, input: dict[str, Any], ctx: ToolContext) -> ToolResult:
         # As in the reference SDK, a handler exception is the tool's error result, not a crash.

@@ -20,7 +20,7 @@ from loopwright.mcp.client import McpManager
 from loopwright.mcp.errors import McpRequestError
 from loopwright.mcp.features import ResourceContent
 from loopwright.messages import ImageBlock, TextBlock
-from loopwright.tools.base import ToolContext, ToolResult
+from loopwright.tools.base import ToolBase, ToolContext, ToolResult
 from loopwright.tools.spill import session_output_dir
 
 LIST_RESOURCES = "ListMcpResources"
@@ -32,7 +32,7 @@ _IMAGE_TYPES = ("image/png", "image/jpeg", "image/gif", "image/webp")
 
 
 @dataclass(frozen=True, slots=True)
-class ListMcpResourcesTool:
+class ListMcpResourcesTool(ToolBase):
     manager: McpManager
     name: str = LIST_RESOURCES
     description: str = (
@@ -65,7 +65,7 @@ class ListMcpResourcesTool:
 
 
 @dataclass(frozen=True, slots=True)
-class ReadMcpResourceTool:
+class ReadMcpResourceTool(ToolBase):
     manager: McpManager
     name: str = READ_RESOURCE
     description: str = (

@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
 
-from loopwright.tools.base import Tool
+from loopwright.tools.base import MinimalTool, Tool, adopt_tool
 
 
 @dataclass(frozen=True, slots=True)
@@ -26,13 +26,13 @@ class SdkServerConfig:
 
 
 def create_sdk_mcp_server(
-    name: str, version: str = "1.0.0", tools: Sequence[Tool] | None = None
+    name: str, version: str = "1.0.0", tools: Sequence[MinimalTool] | None = None
 ) -> SdkServerConfig:
     """Group tools (``@tool`` functions or any Tool) as an in-process server called ``name``."""
     tool_list = tuple(tools or ())
     seen: set[str] = set()
     for item in tool_list:
-        if not isinstance(item, Tool):
+        if not isinstance(item, MinimalTool):
             raise TypeError(
                 f"create_sdk_mcp_server({name!r}): {item!r} is not a tool; "
                 "decorate the function with @tool first"
@@ -42,4 +42,5 @@ def create_sdk_mcp_server(
                 f"create_sdk_mcp_server({name!r}): two tools are named {item.name!r}; rename one"
             )
         seen.add(item.name)
-    return SdkServerConfig(name=name, version=version, tools=tool_list)
+    adopted = tuple(adopt_tool(item) for item in tool_list)
+    return SdkServerConfig(name=name, version=version, tools=adopted)

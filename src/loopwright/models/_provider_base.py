@@ -10,6 +10,7 @@ from collections.abc import Callable, Hashable, Mapping
 from typing import Any, Generic, Literal, Protocol, TypeVar
 
 from loopwright.models._client_pool import PooledClients, shared_client
+from loopwright.models.base import ModelBase
 from loopwright.models.capabilities import Capabilities
 from loopwright.version import VERSION
 
@@ -110,7 +111,7 @@ def client_source(
     return ClientPerLoop(factory)
 
 
-class HttpProvider:
+class HttpProvider(ModelBase):
     """What every HTTP provider shares: its model id as ``name`` (used for pricing and
     reports), its capabilities, and its clients — ours and the SDK's, each one per event
     loop or the process's shared one — released by ``aclose()``.

@@ -6,7 +6,7 @@ outside ``models/`` knows a wire format.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol, TypeAlias, runtime_checkable
 
@@ -139,8 +139,10 @@ ModelEvent: TypeAlias = (
 
 
 @runtime_checkable
-class Model(Protocol):
-    """A model provider. ``name`` is the model id used for pricing and reports."""
+class MinimalModel(Protocol):
+    """The least a model must have to be used: its ``name`` (the model id used for pricing
+    and reports) and ``stream``. A user's model that has only these is adopted
+    (:func:`adopt_model`) and gets the defaults of :class:`ModelBase` for the rest."""
 
     @property
     def name(self) -> str: ...
@@ -148,24 +150,98 @@ class Model(Protocol):
     def stream(self, request: ModelRequest) -> AsyncIterator[ModelEvent]: ...
 
 
+@runtime_checkable
+class Model(MinimalModel, Protocol):
+    """A model provider: every member the loop, the session and the wrappers read.
+
+    Inherit :class:`ModelBase` to get a default for all but ``name`` and ``stream``.
+    """
+
+    @property
+    def context_window(self) -> int | None:
+        """The window the model itself knows (a provider's [1m] variant, a model-string
+        override); None lets the session look the model id up."""
+        ...
+
+    @property
+    def supports_reasoning(self) -> bool:
+        """Whether effort and thinking settings mean anything to this model."""
+        ...
+
+    @property
+    def created_by_loopwright(self) -> bool:
+        """True for providers made from a model string: the session closes those; a model
+        the user built is the user's to close (it may serve other sessions)."""
+        ...
+
+    def check_settings(
+        self, settings: ModelSettings | None, server_tools: Sequence[ServerTool] = ()
+    ) -> None:
+        """Refuse (ConfigurationError), before any request, what the model cannot send."""
+        ...
+
+    async def count_tokens(self, request: ModelRequest) -> int:
+        """The input tokens of ``request``; NotImplementedError if the model cannot say."""
+        ...
+
+    async def aclose(self) -> None:
+        """Release the model's connections (before its event loop ends)."""
+        ...
+
+
+class ModelBase:
+    """Defaults for a Model's optional members. Providers, ScriptedModel and TestModel
+    inherit it and provide ``name`` and ``stream``; so can a user's model."""
+
+    __slots__ = ()
+
+    # Set by providers made from a model string (a class attribute, so they can assign it).
+    created_by_loopwright: bool = False
+
+    @property
+    def context_window(self) -> int | None:
+        return None
+
+    @property
+    def supports_reasoning(self) -> bool:
+        return True  # nothing to warn about: the settings go to the model as asked
+
+    def check_settings(
+        self, settings: ModelSettings | None, server_tools: Sequence[ServerTool] = ()
+    ) -> None:
+        return None  # offline models (scripted, test) have nothing to refuse
+
+    async def count_tokens(self, request: ModelRequest) -> int:
+        raise NotImplementedError(f"{type(self).__name__} cannot count tokens")
+
+    async def aclose(self) -> None:
+        return None
+
+
 def context_window_of(model: Model) -> int | None:
-    """The window the model itself knows (a provider's [1m] variant, a model-string
-    override), or None: ``context_window`` is an optional member of a Model."""
-    window = getattr(model, "context_window", None)
+    """The model's own window when it is a usable number (a subclass may set it to
+    anything), else None."""
+    window = model.context_window
     return window if isinstance(window, int) and not isinstance(window, bool) else None
 
 
 class ModelWrapper:
     """The base of every model that wraps another (retries, durable steps, a compat
-    layer's run): name, context window, token counting, closing and streaming are passed
-    on, so a wrapper cannot drop one. Subclasses provide ``wrapped`` and override what they
-    change — usually ``stream``."""
+    layer's run): every member of :class:`Model` is passed on, so a wrapper cannot drop
+    one. Subclasses provide ``wrapped`` and override what they change — usually
+    ``stream``. The wrapped model may be a user's (or a compat layer's) object without the
+    optional members: those are read through :func:`adopt_model`."""
 
     __slots__ = ()
 
     @property
-    def wrapped(self) -> Model:
+    def wrapped(self) -> MinimalModel:
         raise NotImplementedError(f"{type(self).__name__} must say which model it wraps")
+
+    @property
+    def declared(self) -> Model:
+        """The wrapped model with every member of the interface."""
+        return adopt_model(self.wrapped)
 
     @property
     def name(self) -> str:
@@ -173,21 +249,89 @@ class ModelWrapper:
 
     @property
     def context_window(self) -> int | None:
-        return context_window_of(self.wrapped)
+        return context_window_of(self.declared)
+
+    @property
+    def supports_reasoning(self) -> bool:
+        return self.declared.supports_reasoning
+
+    @property
+    def created_by_loopwright(self) -> bool:
+        return self.declared.created_by_loopwright
+
+    def check_settings(
+        self, settings: ModelSettings | None, server_tools: Sequence[ServerTool] = ()
+    ) -> None:
+        self.declared.check_settings(settings, server_tools)
 
     async def count_tokens(self, request: ModelRequest) -> int:
-        counter = getattr(self.wrapped, "count_tokens", None)
-        if counter is None:
-            raise NotImplementedError(f"{self.wrapped.name} cannot count tokens")
-        return int(await counter(request))
+        return int(await self.declared.count_tokens(request))
 
     async def aclose(self) -> None:
-        closer = getattr(self.wrapped, "aclose", None)
-        if closer is not None:
-            await closer()
+        await self.declared.aclose()
 
     def stream(self, request: ModelRequest) -> AsyncIterator[ModelEvent]:
         return self.wrapped.stream(request)
+
+
+def adopt_model(model: MinimalModel) -> Model:
+    """``model`` with every member of :class:`Model`: itself when it has them all (ours
+    inherit ModelBase), else seen through :class:`ForeignModel`. The one place a model
+    that is not ours is adapted."""
+    if isinstance(model, ModelBase | ModelWrapper | Model):
+        return model
+    return ForeignModel(model)
+
+
+class ForeignModel(ModelWrapper):
+    """A model object that does not inherit ModelBase (a user's duck-typed model, a compat
+    layer's bridge): what it has is used, the optional members it lacks take ModelBase's
+    defaults."""
+
+    __slots__ = ("foreign",)
+
+    def __init__(self, foreign: MinimalModel) -> None:
+        self.foreign = foreign
+
+    @property
+    def wrapped(self) -> MinimalModel:
+        return self.foreign
+
+    def _own(self, member: str) -> Any:
+        # The object is foreign: an optional member may be missing, and only here is it
+        # looked up by name.
+        return getattr(self.foreign, member, None)
+
+    @property
+    def context_window(self) -> int | None:
+        window = self._own("context_window")
+        return window if isinstance(window, int) and not isinstance(window, bool) else None
+
+    @property
+    def supports_reasoning(self) -> bool:
+        return self._own("supports_reasoning") is not False
+
+    @property
+    def created_by_loopwright(self) -> bool:
+        return False  # a foreign model is the user's (or the compat layer's) to close
+
+    def check_settings(
+        self, settings: ModelSettings | None, server_tools: Sequence[ServerTool] = ()
+    ) -> None:
+        check = self._own("check_settings")
+        if check is not None:
+            check(settings, server_tools)
+
+    async def count_tokens(self, request: ModelRequest) -> int:
+        counter = self._own("count_tokens")
+        if counter is None:
+            raise NotImplementedError(f"{self.foreign.name} cannot count tokens")
+        return int(await counter(request))
+
+    async def aclose(self) -> None:
+        closer = self._own("aclose")
+        if closer is not None:
+            await closer()
 
 
 def event_to_stream_dict(event: ModelEvent) -> dict[str, Any] | None:

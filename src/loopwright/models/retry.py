@@ -19,12 +19,14 @@ from typing import Any
 
 from loopwright.errors import ModelError
 from loopwright.models.base import (
+    MinimalModel,
     Model,
     ModelEvent,
     ModelRequest,
     ModelResponse,
     ModelWrapper,
     RetryNotice,
+    adopt_model,
 )
 
 Sleep = Callable[[float], Awaitable[Any]]
@@ -46,18 +48,18 @@ class RetryingModel(ModelWrapper):
 
     def __init__(
         self,
-        inner: Model,
+        inner: MinimalModel,
         *,
         max_retries: int = DEFAULT_MAX_RETRIES,
         base_delay: float = 0.5,
         max_delay: float = 32.0,
         max_retry_after: float = 60.0,
-        fallback: Model | None = None,
+        fallback: MinimalModel | None = None,
         sleep: Sleep = asyncio.sleep,
         jitter: Callable[[], float] = random.random,
     ) -> None:
-        self.inner = inner
-        self.fallback = fallback
+        self.inner = adopt_model(inner)
+        self.fallback = adopt_model(fallback) if fallback is not None else None
         self.max_retries = max_retries
         self.base_delay = base_delay
         self.max_delay = max_delay
@@ -82,9 +84,8 @@ class RetryingModel(ModelWrapper):
         strings. A Model object the user built is the user's to close (it may serve other
         sessions)."""
         for model in (self.inner, self.fallback):
-            closer = getattr(model, "aclose", None)
-            if closer is not None and getattr(model, "created_by_loopwright", False):
-                await closer()
+            if model is not None and model.created_by_loopwright:
+                await model.aclose()
 
     def delay_for(self, attempt: int, error: ModelError) -> float:
         if error.retry_after is not None:

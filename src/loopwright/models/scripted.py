@@ -20,6 +20,7 @@ from loopwright.errors import ModelError, ModelErrorKind, ScriptError
 from loopwright.messages import ContentBlock, TextBlock, ThinkingBlock, ToolUseBlock, Usage
 from loopwright.models._tool_arguments import decode_arguments
 from loopwright.models.base import (
+    ModelBase,
     ModelEvent,
     ModelRequest,
     ModelResponse,
@@ -96,7 +97,7 @@ def error(
 StepSource = Step | ModelResponse
 
 
-class _StreamingModel:
+class _StreamingModel(ModelBase):
     """Shared streaming of a Step as provider-like deltas."""
 
     _name: str

@@ -103,18 +103,6 @@ def unsupported(provider: str, names: Sequence[str], hint: str = "") -> Configur
     return ConfigurationError(f"{provider} does not support {listed}; {advice}")
 
 
-def check_provider_settings(
-    provider: object, settings: ModelSettings | None, server_tools: Sequence[ServerTool]
-) -> None:
-    """Ask the provider (before any request) whether it can send these settings and
-    hosted tools; offline models (scripted, test) have nothing to refuse."""
-    if settings is None and not server_tools:
-        return
-    check = getattr(provider, "check_settings", None)
-    if check is not None:
-        check(settings, server_tools)
-
-
 def parse_setting(settings: ModelSettings, assignment: str) -> ModelSettings:
     """``KEY=VALUE`` (the CLI's ``--setting``) applied to ``settings``.
 

@@ -27,6 +27,7 @@ from loopwright.messages import (
     UserMessage,
 )
 from loopwright.models.base import (
+    ModelBase,
     ModelEvent,
     ModelRequest,
     ModelResponse,
@@ -43,7 +44,7 @@ NO_TOOL_CALLS_ANSWER = "success (no tool calls)"
 REASONING_SUMMARY = "Working out which tools to call and what to answer."
 
 
-class TestModel:
+class TestModel(ModelBase):
     """Calls each offered tool once with schema-valid arguments, then answers.
 
     ``call_tools`` limits which tools are called (``"all"`` by default, ``[]`` for none);
@@ -153,7 +154,7 @@ def _reasoning_requested(request: ModelRequest) -> bool:
 
 
 def _blocks(message: ConversationMessage) -> list[Any]:
-    content = getattr(message, "content", "")
+    content = message.content
     return [] if isinstance(content, str) else list(content)
 
 

@@ -9,17 +9,17 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from loopwright.guardrails import Guardrail
 from loopwright.hooks.runner import HookMatcher
-from loopwright.models.base import Effort, Model, ThinkingConfig
+from loopwright.models.base import Effort, MinimalModel, ThinkingConfig
 from loopwright.models.settings import ModelSettings, ServerTool
 from loopwright.options.validation import validate_agent_definition, validate_options
-from loopwright.tools.base import Tool
+from loopwright.tools.base import MinimalTool
 from loopwright.types import ApprovalDecision, AskUser, CanUseTool, PermissionMode
 
 if TYPE_CHECKING:  # import cost only (MCP, the sandbox, stores load when a session uses them)
     from loopwright.mcp.config import McpServerConfig
     from loopwright.mcp.host import ElicitationHandler
     from loopwright.sandbox.bwrap import SandboxSettings
-    from loopwright.stores.base import SessionStore
+    from loopwright.stores.base import MinimalStore
     from loopwright.tools.structured_output import OutputFormat
     from loopwright.tools.web_search import SearchBackend
 
@@ -35,7 +35,7 @@ class AgentDefinition:
     # Provider errors (429, 5xx, overloads, dropped streams) are retried with backoff;
     # after repeated overloads the fallback model takes over.
     max_retries: int = 4
-    fallback_model: str | Model | None = None
+    fallback_model: str | MinimalModel | None = None
 
     effort: Effort | None = None
     max_turns: int | None = None
@@ -53,11 +53,11 @@ class Options:
 
     # The model: a model string (``anthropic:…``, ``openai:…``, ``openai-chat:…``,
     # ``scripted:path``) or a Model object such as ``ScriptedModel``.
-    model: str | Model | None = None
+    model: str | MinimalModel | None = None
     system_prompt: str | None = None
     append_system_prompt: str | None = None
     # Exactly the tools the model sees: built-in names and Tool objects. None = every built-in.
-    tools: Sequence[str | Tool] | None = None
+    tools: Sequence[str | MinimalTool] | None = None
     # A bare tool name here removes that tool entirely.
     disallowed_tools: list[str] = field(default_factory=list[str])
     cwd: str | Path | None = None
@@ -74,7 +74,7 @@ class Options:
     # Provider errors (429, 5xx, overloads, dropped streams) are retried with backoff;
     # after repeated overloads the fallback model takes over.
     max_retries: int = 4
-    fallback_model: str | Model | None = None
+    fallback_model: str | MinimalModel | None = None
 
     effort: Effort | None = None
     thinking: ThinkingConfig | dict[str, Any] | None = None
@@ -151,7 +151,7 @@ class Options:
     session_id: str | None = None
     # None/"jsonl" (under $LOOPWRIGHT_HOME), "jsonl:<home>", "sqlite:<path>",
     # "postgresql://…", or any SessionStore object.
-    session_store: SessionStore | str | None = None
+    session_store: MinimalStore | str | None = None
     persist_session: bool = True
     resume: str | None = None
     continue_conversation: bool = False

@@ -22,7 +22,6 @@ from loopwright.errors import ConfigurationError
 from loopwright.ids import check_id
 from loopwright.messages import SystemMessage, new_uuid
 from loopwright.models.base import Model
-from loopwright.models.settings import check_provider_settings
 from loopwright.options import Options
 from loopwright.permissions.gate import PermissionGate
 from loopwright.permissions.paths.read_guard import ReadGuard
@@ -132,12 +131,13 @@ def _base(options: Options) -> _Base:
         else None
     )
     provider = resolve_model(options.model)
-    # A setting the provider cannot send fails here, not on the first request.
-    check_provider_settings(provider, options.model_settings, options.server_tools)
+    if options.model_settings is not None or options.server_tools:
+        # A setting the provider cannot send fails here, not on the first request.
+        provider.check_settings(options.model_settings, options.server_tools)
     require_price_for_budget(options.max_budget_usd, options.task_budget, provider.name)
     session_id = options.session_id or new_uuid()
     gate = _gate(options, cwd, settings, session_id)
-    reasoning_ignored = getattr(provider, "supports_reasoning", True) is False and (
+    reasoning_ignored = not provider.supports_reasoning and (
         options.effort is not None or options.thinking is not None
     )
     return _Base(
@@ -413,8 +413,7 @@ async def _open_transcript(
             fork=options.fork_session,
             new_session_id=options.session_id if options.fork_session else None,
         )
-    path_of = getattr(store, "path_of", None)  # file-backed stores can say where
-    transcript = path_of(opened.session_id) if path_of is not None else None
+    transcript = store.path_of(opened.session_id)  # file-backed stores can say where
     transcript_path = str(transcript) if transcript is not None else None
     base.gate.transcript_path = transcript_path
     conversation = Conversation(

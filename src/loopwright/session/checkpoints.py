@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from loopwright.errors import LoopwrightError
-from loopwright.tools.base import Tool, ToolContext, ToolResult
+from loopwright.tools.base import Tool, ToolContext, ToolResult, ToolWrapper
 from loopwright.tools.file_access import ChangeRefused, write_new_or_existing
 from loopwright.tools.untrusted_files import NotARegularFile, open_regular, read_at
 
@@ -112,7 +112,7 @@ def _snapshot(path: Path) -> bytes | None:
 
 
 @dataclass(frozen=True, slots=True)
-class CheckpointedTool:
+class CheckpointedTool(ToolWrapper):
     """An editing tool that snapshots its target when it is called — that is, after the
     permission gate allowed it, with the input the gate (hooks included) passed on."""
 
@@ -120,24 +120,8 @@ class CheckpointedTool:
     checkpoints: FileCheckpoints
 
     @property
-    def name(self) -> str:
-        return self.inner.name
-
-    @property
-    def description(self) -> str:
-        return self.inner.description
-
-    @property
-    def input_schema(self) -> dict[str, Any]:
-        return self.inner.input_schema
-
-    @property
-    def read_only(self) -> bool:
-        return self.inner.read_only
-
-    @property
-    def timeout_seconds(self) -> float | None:
-        return getattr(self.inner, "timeout_seconds", None)
+    def wrapped(self) -> Tool:
+        return self.inner
 
     async def call(self, input: dict[str, Any], ctx: ToolContext) -> ToolResult:
         problem = await asyncio.to_thread(

@@ -7,8 +7,8 @@ import dataclasses
 
 from loopwright.models.settings import ModelSettings
 from loopwright.options import AgentDefinition
+from loopwright.permissions.gate import PermissionGate
 from loopwright.permissions.modes import subagent_modes
-from loopwright.permissions.policy import PermissionPolicy
 from loopwright.session.agent import Agent
 from loopwright.session.resolve import resolve_model, with_retries
 from loopwright.session.session import Session, meter_for
@@ -66,12 +66,12 @@ def _child_agent(
     if own.gate_factory is not None:
         # The stricter of the parent's and the definition's mode, in every respect
         # (plan under dontAsk neither asks nor edits): see permissions/modes.py.
-        parent_policy = getattr(own.gate, "policy", None)
-        inherited = getattr(parent_policy, "also_modes", ())
+        parent_gate = own.gate
+        inherited = parent_gate.policy.also_modes if isinstance(parent_gate, PermissionGate) else ()
         mode, also = subagent_modes((own.permission_mode, *inherited), definition.permission_mode)
         gate = own.gate_factory(mode, hook_fields)
-        if isinstance(policy := getattr(gate, "policy", None), PermissionPolicy):
-            policy.also_modes = also
+        if isinstance(gate, PermissionGate):  # a gate of our own policy: it also checks these
+            gate.policy.also_modes = also
     return dataclasses.replace(
         own,
         options=options,

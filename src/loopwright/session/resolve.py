@@ -9,9 +9,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from loopwright.errors import ConfigurationError
-from loopwright.models.base import Model
+from loopwright.models.base import MinimalModel, Model, adopt_model
 from loopwright.options import Options
-from loopwright.tools.base import Tool
+from loopwright.tools.base import MinimalTool, Tool, adopt_tool
 
 # Tools built from the session's own configuration rather than from the built-in registry.
 EXTENSION_TOOL_NAMES = frozenset({"Agent", "Skill"})
@@ -26,19 +26,22 @@ def with_retries(model: Model, options: Options) -> Model:
     return RetryingModel(model, max_retries=options.max_retries, fallback=fallback)
 
 
-def resolve_model(spec: str | Model | None) -> Model:
+def resolve_model(spec: str | MinimalModel | None) -> Model:
+    """A model string resolved to its provider; a model object as is, or adopted when it
+    is a user's object without the optional members (see ``adopt_model``)."""
     if spec is not None and not isinstance(spec, str):
-        return spec
+        return adopt_model(spec)
     from loopwright.models.registry import resolve_model as resolve_from_registry
 
     return resolve_from_registry(spec)
 
 
 def resolve_tools(
-    requested: Sequence[str | Tool] | None, disallowed: Sequence[str]
+    requested: Sequence[str | MinimalTool] | None, disallowed: Sequence[str]
 ) -> dict[str, Tool]:
-    """Exactly the tools the model will see, by name, in the order given."""
-    entries: Sequence[str | Tool] = list(requested) if requested is not None else []
+    """Exactly the tools the model will see, by name, in the order given (a user's tool
+    object adopted when it lacks the optional members)."""
+    entries: Sequence[str | MinimalTool] = list(requested) if requested is not None else []
     if requested is None:
         from loopwright.tools.builtins import BUILTIN_TOOL_NAMES
 
@@ -48,7 +51,7 @@ def resolve_tools(
     for entry in entries:
         if isinstance(entry, str) and entry in EXTENSION_TOOL_NAMES:
             continue  # made later from the session's agents and skills
-        tool = _builtin(entry) if isinstance(entry, str) else entry
+        tool = _builtin(entry) if isinstance(entry, str) else adopt_tool(entry)
         if tool.name in removed:
             continue
         if tool.name in tools:

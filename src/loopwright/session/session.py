@@ -26,7 +26,7 @@ from loopwright.session.conversation import Conversation
 from loopwright.session.spend import Spend
 from loopwright.stores.approvals import PendingBatch
 from loopwright.stores.transcript import StateSnapshot
-from loopwright.tools.base import SessionState, ToolServices
+from loopwright.tools.base import Closeable, SessionState, ToolServices
 from loopwright.types import ApprovalDecision
 from loopwright.version import VERSION
 
@@ -142,12 +142,11 @@ class Session:
 
 
 async def aclose_each(*objects: object) -> None:
-    """Close what has an ``aclose`` (tools' resources, providers); the rest has nothing to
+    """Close what is Closeable (tools' resources, providers); the rest has nothing to
     release."""
     for item in objects:
-        closer = getattr(item, "aclose", None)
-        if closer is not None:
-            await closer()
+        if isinstance(item, Closeable):
+            await item.aclose()
 
 
 class CountingModel(ModelWrapper):

@@ -13,6 +13,9 @@ from typing import TYPE_CHECKING, Any
 _EXPORTS: dict[str, str] = {
     "Entry": "loopwright.stores.entries",
     "JSONLStore": "loopwright.stores.jsonl",
+    "adopt_store": "loopwright.stores.base",
+    "StoreBase": "loopwright.stores.base",
+    "MinimalStore": "loopwright.stores.base",
     "OpenedSession": "loopwright.stores.recorder",
     "PendingBatch": "loopwright.stores.approvals",
     "PendingCall": "loopwright.stores.approvals",
@@ -61,12 +64,15 @@ if TYPE_CHECKING:
     )
     from loopwright.stores.approvals import PendingBatch, PendingCall
     from loopwright.stores.base import (
+        MinimalStore,
         SessionBusyError,
         SessionError,
         SessionInfo,
         SessionNotFoundError,
         SessionStore,
+        StoreBase,
         TranscriptCorruptError,
+        adopt_store,
         loopwright_home,
         project_key,
     )
@@ -97,6 +103,7 @@ def __getattr__(name: str) -> Any:
 __all__ = [
     "Entry",
     "JSONLStore",
+    "MinimalStore",
     "OpenedSession",
     "PendingBatch",
     "PendingCall",
@@ -109,7 +116,9 @@ __all__ = [
     "SessionRecorder",
     "SessionStore",
     "StateSnapshot",
+    "StoreBase",
     "TranscriptCorruptError",
+    "adopt_store",
     "attach_session",
     "check_pairing",
     "delete_session",

@@ -12,13 +12,21 @@ from typing import Any
 from loopwright.errors import ConfigurationError
 from loopwright.messages import ConversationMessage
 from loopwright.stores.approvals import PendingCall
-from loopwright.stores.base import SessionInfo, SessionNotFoundError, SessionStore, project_key
+from loopwright.stores.base import (
+    MinimalStore,
+    SessionInfo,
+    SessionNotFoundError,
+    SessionStore,
+    adopt_store,
+    project_key,
+    store_name,
+)
 from loopwright.stores.entries import meta_entry
 from loopwright.stores.jsonl import JSONLStore
 from loopwright.stores.recorder import fork_session as _fork_session
 from loopwright.stores.transcript import restore
 
-StoreSpec = SessionStore | str | None
+StoreSpec = MinimalStore | str | None
 
 
 def open_store(
@@ -29,10 +37,10 @@ def open_store(
     ``None`` or ``"jsonl"`` → :class:`JSONLStore` under ``$LOOPWRIGHT_HOME``;
     ``"jsonl:<dir>"`` → JSONL under that home; ``"sqlite:<path>"`` (or a ``.db`` /
     ``.sqlite`` path) → :class:`SQLiteStore`; ``"postgresql://…"`` → :class:`PostgresStore`;
-    a store object is returned as it is.
+    a store object is returned as it is (adopted when it lacks the optional members).
     """
     if spec is not None and not isinstance(spec, str):
-        return spec
+        return adopt_store(spec)
     if spec is None or spec == "jsonl":
         return JSONLStore(cwd=cwd)
     if spec.startswith("jsonl:"):
@@ -53,14 +61,14 @@ def open_store(
     )
 
 
-def _store(store: SessionStore | None, cwd: str | os.PathLike[str] | None) -> SessionStore:
+def _store(store: MinimalStore | None, cwd: str | os.PathLike[str] | None) -> MinimalStore:
     return store if store is not None else JSONLStore(cwd=cwd)
 
 
 async def list_sessions(
     cwd: str | os.PathLike[str] | None = None,
     *,
-    store: SessionStore | None = None,
+    store: MinimalStore | None = None,
     all_projects: bool = False,
 ) -> list[SessionInfo]:
     """Sessions of ``cwd``'s project (or of every project), newest first."""
@@ -71,7 +79,7 @@ async def list_sessions(
 async def get_session_messages(
     session_id: str,
     *,
-    store: SessionStore | None = None,
+    store: MinimalStore | None = None,
     cwd: str | os.PathLike[str] | None = None,
     limit: int | None = None,
     offset: int = 0,
@@ -99,16 +107,16 @@ async def get_pending_approvals(
     try:
         entries = await chosen.load(session_id)
     finally:
-        if not isinstance(store, SessionStore):
+        if store is None or isinstance(store, str):  # ours: a store the user passed is theirs
             await chosen.aclose()
     if not entries:
-        raise SessionNotFoundError(session_id, type(chosen).__name__)
+        raise SessionNotFoundError(session_id, store_name(chosen))
     pending = restore(entries).pending
     return list(pending.calls) if pending is not None else []
 
 
 async def _set_meta(
-    session_id: str, store: SessionStore | None, cwd: str | os.PathLike[str] | None, **fields: Any
+    session_id: str, store: MinimalStore | None, cwd: str | os.PathLike[str] | None, **fields: Any
 ) -> None:
     chosen = _store(store, cwd)
     try:
@@ -125,7 +133,7 @@ async def rename_session(
     session_id: str,
     title: str,
     *,
-    store: SessionStore | None = None,
+    store: MinimalStore | None = None,
     cwd: str | os.PathLike[str] | None = None,
 ) -> None:
     """Give a session a custom title (shown in listings instead of the first prompt)."""
@@ -136,7 +144,7 @@ async def tag_session(
     session_id: str,
     tag: str | None,
     *,
-    store: SessionStore | None = None,
+    store: MinimalStore | None = None,
     cwd: str | os.PathLike[str] | None = None,
 ) -> None:
     """Tag a session (``None`` clears the tag)."""
@@ -146,7 +154,7 @@ async def tag_session(
 async def delete_session(
     session_id: str,
     *,
-    store: SessionStore | None = None,
+    store: MinimalStore | None = None,
     cwd: str | os.PathLike[str] | None = None,
 ) -> bool:
     """Remove a session; False if it did not exist."""
@@ -156,7 +164,7 @@ async def delete_session(
 async def fork_session(
     session_id: str,
     *,
-    store: SessionStore | None = None,
+    store: MinimalStore | None = None,
     cwd: str | os.PathLike[str] | None = None,
     up_to: str | None = None,
 ) -> str:

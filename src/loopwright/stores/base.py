@@ -17,7 +17,7 @@ import inspect
 import os
 import re
 import socket
-from collections.abc import Iterable, Sequence
+from collections.abc import Awaitable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol, TypeAlias, runtime_checkable
@@ -128,8 +128,10 @@ InfoList: TypeAlias = list[SessionInfo]
 
 
 @runtime_checkable
-class SessionStore(Protocol):
-    """Where transcripts are kept. Run ``loopwright.testing.store_conformance`` on yours."""
+class MinimalStore(Protocol):
+    """What a store must do: keep entries per session. Run
+    ``loopwright.testing.store_conformance`` on yours. A store with only these methods is
+    adopted (:func:`adopt_store`) and gets :class:`StoreBase`'s defaults for the rest."""
 
     async def append(self, session_id: str, entry: Entry) -> None:
         """Add one entry at the end of the session (creating the session)."""
@@ -164,6 +166,27 @@ class WriterLock(Protocol):
     def release(self) -> None: ...
 
 
+@runtime_checkable
+class SessionStore(MinimalStore, Protocol):
+    """Where transcripts are kept: every member the session and the helpers read.
+    Inherit :class:`StoreBase` for the defaults of the optional ones."""
+
+    def lock_session(self, session_id: str) -> WriterLock | Awaitable[WriterLock]:
+        """Make the caller the one writer of ``session_id`` (or an awaitable of that, for
+        stores that lock over the network); SessionBusyError when another run writes it.
+        A :class:`NoWriterLock` says the store does not lock."""
+        ...
+
+    def path_of(self, session_id: str) -> Path | None:
+        """The file the session is kept in, for stores that keep files; else None."""
+        ...
+
+    @property
+    def location(self) -> str | None:
+        """Where the store keeps its sessions, for messages; None when it cannot say."""
+        ...
+
+
 class NoWriterLock:
     """For stores that do not lock: their own concurrency rules apply."""
 
@@ -171,19 +194,96 @@ class NoWriterLock:
         return None
 
 
+class StoreBase:
+    """Defaults for a SessionStore's optional members; the JSONL, SQLite and PostgreSQL
+    stores inherit it, and so can a user's store."""
+
+    __slots__ = ()
+
+    def lock_session(self, session_id: str) -> WriterLock | Awaitable[WriterLock]:
+        return NoWriterLock()
+
+    def path_of(self, session_id: str) -> Path | None:
+        return None
+
+    @property
+    def location(self) -> str | None:
+        return None
+
+
+def adopt_store(store: MinimalStore) -> SessionStore:
+    """``store`` with every member of :class:`SessionStore`: itself when it has them all,
+    else seen through :class:`ForeignStore`. The one place a store that is not ours is
+    adapted."""
+    if isinstance(store, StoreBase | SessionStore):
+        return store
+    return ForeignStore(store)
+
+
+class ForeignStore(StoreBase):
+    """A store object that does not inherit StoreBase (a user's duck-typed store): its
+    methods are used, and the optional ones it has; the rest take StoreBase's defaults."""
+
+    __slots__ = ("foreign",)
+
+    def __init__(self, foreign: MinimalStore) -> None:
+        self.foreign = foreign
+
+    def _own(self, member: str) -> Any:
+        # The object is foreign: an optional member may be missing, and only here is it
+        # looked up by name.
+        return getattr(self.foreign, member, None)
+
+    async def append(self, session_id: str, entry: Entry) -> None:
+        await self.foreign.append(session_id, entry)
+
+    async def extend(self, session_id: str, entries: Sequence[Entry]) -> None:
+        await self.foreign.extend(session_id, entries)
+
+    async def load(self, session_id: str) -> EntryList:
+        return await self.foreign.load(session_id)
+
+    async def list(self, project: str | None = None) -> InfoList:
+        return await self.foreign.list(project)
+
+    async def delete(self, session_id: str) -> bool:
+        return await self.foreign.delete(session_id)
+
+    async def sync(self) -> None:
+        await self.foreign.sync()
+
+    async def aclose(self) -> None:
+        await self.foreign.aclose()
+
+    def lock_session(self, session_id: str) -> WriterLock | Awaitable[WriterLock]:
+        lock_session = self._own("lock_session")
+        return NoWriterLock() if lock_session is None else lock_session(session_id)
+
+    def path_of(self, session_id: str) -> Path | None:
+        path_of = self._own("path_of")
+        found = path_of(session_id) if path_of is not None else None
+        return Path(found) if found is not None else None
+
+    @property
+    def location(self) -> str | None:
+        # projects_dir / path: what stores offered before ``location`` was declared.
+        location = self._own("location") or self._own("projects_dir") or self._own("path")
+        return str(location) if location else None
+
+
+def store_name(store: MinimalStore) -> str:
+    """The store's class name for messages (the user's own class for an adopted store)."""
+    return type(store.foreign if isinstance(store, ForeignStore) else store).__name__
+
+
 async def lock_for_writing(store: SessionStore, session_id: str) -> WriterLock:
     """Make the caller the only writer of ``session_id`` until it releases the lock.
 
-    A store that can lock offers ``lock_session(session_id) -> WriterLock`` (or an
-    awaitable of one, for stores that lock over the network), which raises
-    :class:`SessionBusyError` when another writer holds the session: the JSONL and SQLite
-    stores use an OS file lock, PostgreSQL an advisory lock. The method is optional so
-    existing stores keep working unchanged; a store without it gets no lock here.
+    The JSONL and SQLite stores use an OS file lock, PostgreSQL an advisory lock; both
+    raise :class:`SessionBusyError` when another writer holds the session. A store that
+    does not lock returns a :class:`NoWriterLock`.
     """
-    lock_session = getattr(store, "lock_session", None)
-    if lock_session is None:
-        return NoWriterLock()
-    taken: Any = lock_session(session_id)
+    taken = store.lock_session(session_id)
     lock: WriterLock = await taken if inspect.isawaitable(taken) else taken
     return lock
 

@@ -48,6 +48,7 @@ from loopwright.stores.base import (
     InfoList,
     SessionError,
     SessionInfo,
+    StoreBase,
     TranscriptCorruptError,
     first_prompt_text,
     loopwright_home,
@@ -87,7 +88,7 @@ def encode_entry(entry: Entry) -> str:
     return text
 
 
-class JSONLStore:
+class JSONLStore(StoreBase):
     """Sessions as JSONL files under ``home/projects``."""
 
     def __init__(
@@ -118,6 +119,10 @@ class JSONLStore:
         self._locks: dict[str, FileSessionLock] = {}
 
     # ------------------------------------------------------------------ paths
+
+    @property
+    def location(self) -> str | None:
+        return str(self.projects_dir)
 
     def path_of(self, session_id: str) -> Path | None:
         """The transcript file of an existing session, searched across projects."""

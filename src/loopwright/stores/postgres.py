@@ -26,6 +26,7 @@ from loopwright.stores.base import (
     EntryList,
     InfoList,
     SessionError,
+    StoreBase,
     project_key,
     project_of_first_entry,
 )
@@ -58,7 +59,7 @@ _INSERT = (
 )
 
 
-class PostgresStore:
+class PostgresStore(StoreBase):
     """Sessions in a PostgreSQL table (created if missing), over a shared pool."""
 
     def __init__(

@@ -27,13 +27,16 @@ from loopwright.messages import (
     new_uuid,
 )
 from loopwright.stores.base import (
+    MinimalStore,
     NoWriterLock,
     SessionBusyError,
     SessionNotFoundError,
     SessionStore,
     WriterLock,
+    adopt_store,
     lock_for_writing,
     project_key,
+    store_name,
 )
 from loopwright.stores.entries import Entry, message_entry, meta_entry
 from loopwright.stores.transcript import RestoredSession, StateSnapshot, chain, restore
@@ -152,7 +155,7 @@ class OpenedSession:
 
 
 async def start_transcript(
-    store: SessionStore, session_id: str, cwd: str | os.PathLike[str], **meta: Any
+    store: MinimalStore, session_id: str, cwd: str | os.PathLike[str], **meta: Any
 ) -> OpenedSession:
     """A new session, locked for writing; its first entry records the cwd (the project).
 
@@ -160,6 +163,7 @@ async def start_transcript(
     store cannot take the first entry now, it is retried with the session's first message
     (see SessionRecorder), so the run itself reports the failure.
     """
+    store = adopt_store(store)
     try:
         lock = await lock_for_writing(store, session_id)
     except SessionBusyError:
@@ -181,7 +185,7 @@ async def start_transcript(
 
 
 async def resume_session(
-    store: SessionStore,
+    store: MinimalStore,
     session_id: str,
     *,
     resume_at: str | None = None,
@@ -196,6 +200,7 @@ async def resume_session(
     Orphaned tool calls are closed with "interrupted" results, which are appended to the
     transcript here, so the history on disk is valid from now on.
     """
+    store = adopt_store(store)
     if fork:
         entries = await store.load(session_id)
         if not entries:
@@ -225,7 +230,7 @@ async def _continue(
 
 
 async def fork_session(
-    store: SessionStore,
+    store: MinimalStore,
     session_id: str,
     *,
     up_to: str | None = None,
@@ -236,6 +241,7 @@ async def fork_session(
     The original is only read. Message uuids are kept, so ``up_to``/``resume_at`` uuids
     from the original work on the fork too.
     """
+    store = adopt_store(store)
     entries = await store.load(session_id)
     if not entries:
         raise SessionNotFoundError(session_id, _where(store))
@@ -283,5 +289,5 @@ async def latest_session(store: SessionStore, cwd: str | os.PathLike[str]) -> st
 
 
 def _where(store: SessionStore) -> str:
-    location = getattr(store, "projects_dir", None) or getattr(store, "path", None)
-    return f"{type(store).__name__} at {location}" if location else type(store).__name__
+    location = store.location
+    return f"{store_name(store)} at {location}" if location else store_name(store)

@@ -19,6 +19,7 @@ from loopwright.stores.base import (
     EntryList,
     InfoList,
     SessionError,
+    StoreBase,
     loopwright_home,
     project_key,
     project_of_first_entry,
@@ -48,7 +49,7 @@ _INSERT = (
 )
 
 
-class SQLiteStore:
+class SQLiteStore(StoreBase):
     """Sessions in one SQLite database (default ``$LOOPWRIGHT_HOME/sessions.db``)."""
 
     def __init__(
@@ -65,6 +66,10 @@ class SQLiteStore:
         self._t = table
         self._conn: sqlite3.Connection | None = None
         self._projects: dict[str, str] = {}
+
+    @property
+    def location(self) -> str | None:
+        return str(self.path)
 
     @property
     def _db(self) -> sqlite3.Connection:

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from loopwright.options import AgentDefinition
-from loopwright.tools.base import ToolContext, ToolResult
+from loopwright.tools.base import ToolBase, ToolContext, ToolResult
 from loopwright.types import PermissionMode
 
 AGENT_TOOL_NAME = "Agent"
@@ -84,7 +84,7 @@ def _grants(pattern: str, name: str) -> bool:
 
 
 @dataclass(frozen=True, slots=True, eq=False)  # identity hash: it holds a dict
-class AgentTool:
+class AgentTool(ToolBase):
     """The ``Agent`` tool. Build it with :func:`make_agent_tool`."""
 
     agents: Mapping[str, AgentDefinition] = field(default_factory=dict[str, AgentDefinition])
@@ -95,7 +95,7 @@ class AgentTool:
     read_only: bool = True
     # A subagent is bounded by its own turns, budget and tool timeouts; the executor's
     # per-call timeout (10 minutes by default) would cut long delegated tasks short.
-    timeout_seconds: float = 24 * 3600.0
+    timeout_seconds: float | None = 24 * 3600.0
 
     @property
     def description(self) -> str:

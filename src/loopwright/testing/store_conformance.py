@@ -25,12 +25,19 @@ from loopwright.messages import (
     ToolUseBlock,
     UserMessage,
 )
-from loopwright.stores.base import SessionBusyError, SessionStore, lock_for_writing
+from loopwright.stores.base import (
+    MinimalStore,
+    NoWriterLock,
+    SessionBusyError,
+    SessionStore,
+    adopt_store,
+    lock_for_writing,
+)
 from loopwright.stores.entries import Entry, meta_entry
 from loopwright.stores.recorder import SessionRecorder, fork_session
 from loopwright.stores.transcript import restore
 
-StoreFactory = Callable[[], SessionStore | Awaitable[SessionStore]]
+StoreFactory = Callable[[], MinimalStore | Awaitable[MinimalStore]]
 Check = Callable[[SessionStore], Awaitable[None]]
 
 
@@ -204,11 +211,12 @@ async def check_one_writer_per_session(store: SessionStore) -> None:
     """For stores that lock (``lock_session``): a second writer is refused, not interleaved,
     with an error that says what to do; the lock is free again once released.
 
-    Stores without ``lock_session`` pass trivially: locking is optional in the protocol.
+    Stores that do not lock (their ``lock_session`` gives a NoWriterLock, StoreBase's
+    default) pass trivially: locking is optional in the protocol.
     """
-    if getattr(store, "lock_session", None) is None:
-        return
     first = await lock_for_writing(store, "locked")
+    if isinstance(first, NoWriterLock):
+        return
     try:
         await store.append("locked", _entry("locked", 1))
         try:
@@ -246,7 +254,8 @@ STORE_CHECKS: dict[str, Check] = {
 
 async def make(factory: StoreFactory) -> SessionStore:
     produced = factory()
-    return await produced if inspect.isawaitable(produced) else produced
+    made: MinimalStore = await produced if inspect.isawaitable(produced) else produced
+    return adopt_store(made)  # a store without the optional members gets their defaults
 
 
 async def run_store_conformance(make_store: StoreFactory) -> None:

@@ -7,8 +7,10 @@ approves such a tool unless a deny or ask rule (or a hook) names it, in every mo
 
 from __future__ import annotations
 
+from loopwright.tools.base import ToolBase
 
-class AgentAction:
+
+class AgentAction(ToolBase):
     """Marker base for tools the gate approves unless a rule or hook says otherwise."""
 
     __slots__ = ()

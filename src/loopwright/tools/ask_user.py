@@ -6,7 +6,7 @@ import inspect
 from dataclasses import dataclass, field
 from typing import Any, cast
 
-from loopwright.tools.base import ToolContext, ToolResult
+from loopwright.tools.base import ToolBase, ToolContext, ToolResult
 
 NO_CALLBACK = (
     "denied: no ask_user callback configured, so the user cannot be asked. Proceed on your "
@@ -94,7 +94,7 @@ def _render_answers(questions: list[dict[str, Any]], answers: dict[str, Any]) ->
 
 
 @dataclass(frozen=True, slots=True)
-class AskUserQuestionTool:
+class AskUserQuestionTool(ToolBase):
     name: str = "AskUserQuestion"
     description: str = ASK_DESCRIPTION
     input_schema: dict[str, Any] = field(default_factory=lambda: ASK_SCHEMA)

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from loopwright.tools.base import ToolContext, ToolResult
+from loopwright.tools.base import ToolBase, ToolContext, ToolResult
 from loopwright.tools.bash_background import background_shells
 from loopwright.tools.bash_process import kill_process_group, spawn_shell
 from loopwright.tools.command_wrapper import watch_protected_paths
@@ -180,7 +180,7 @@ async def _run_to_end(
 
 
 @dataclass(frozen=True, slots=True)
-class BashTool:
+class BashTool(ToolBase):
     """Runs shell commands; foreground or, with run_in_background, as a background shell."""
 
     name: str = "Bash"

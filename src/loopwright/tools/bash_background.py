@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from loopwright.tools.base import SessionState, ToolContext, ToolResult
+from loopwright.tools.base import SessionState, ToolBase, ToolContext, ToolResult
 from loopwright.tools.bash_process import kill_process_group, spawn_shell
 from loopwright.tools.command_wrapper import ProtectedPathsWatch, watch_protected_paths
 from loopwright.tools.ripgrep import run_rg
@@ -190,7 +190,7 @@ it drops are consumed and will not be returned later."""
 
 
 @dataclass(frozen=True, slots=True)
-class BashOutputTool:
+class BashOutputTool(ToolBase):
     name: str = "BashOutput"
     description: str = BASH_OUTPUT_DESCRIPTION
     input_schema: dict[str, Any] = field(
@@ -227,7 +227,7 @@ class BashOutputTool:
 
 
 @dataclass(frozen=True, slots=True)
-class KillShellTool:
+class KillShellTool(ToolBase):
     name: str = "KillShell"
     description: str = (
         "Stop a background shell started with Bash(run_in_background=true), killing the "

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from loopwright.tools.base import SessionState, ToolContext, ToolResult
+from loopwright.tools.base import SessionState, ToolBase, ToolContext, ToolResult
 from loopwright.tools.file_access import (
     MAX_EDIT_FILE_BYTES,
     ChangeRefused,
@@ -139,7 +139,7 @@ def _edit_open_file(
 
 
 @dataclass(frozen=True, slots=True)
-class EditTool:
+class EditTool(ToolBase):
     """Exact, unique string replacement guarded by read-before-edit."""
 
     name: str = "Edit"

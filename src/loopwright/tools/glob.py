@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from loopwright.tools.base import ToolContext, ToolResult
+from loopwright.tools.base import ToolBase, ToolContext, ToolResult
 from loopwright.tools.glob_pattern import CompiledGlob, compile_glob
 from loopwright.tools.ripgrep import run_rg
 
@@ -121,7 +121,7 @@ def _format(found: list[tuple[int, str]]) -> str:
 
 
 @dataclass(frozen=True, slots=True)
-class GlobTool:
+class GlobTool(ToolBase):
     """File-name search with newest-first ordering and a result cap."""
 
     name: str = "Glob"

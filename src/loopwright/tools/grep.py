@@ -15,7 +15,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Literal
 
-from loopwright.tools.base import PathGuard, ToolContext, ToolResult
+from loopwright.tools.base import PathGuard, ToolBase, ToolContext, ToolResult
 from loopwright.tools.ripgrep import RgOutput, run_rg, run_rg_lines
 
 OutputMode = Literal["files_with_matches", "content", "count"]
@@ -274,7 +274,7 @@ def _clean(paths: list[str]) -> list[str]:
 
 
 @dataclass(frozen=True, slots=True)
-class GrepTool:
+class GrepTool(ToolBase):
     """Content search through the bundled ripgrep."""
 
     name: str = "Grep"

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TextIO
 
-from loopwright.tools.base import ToolContext, ToolResult
+from loopwright.tools.base import ToolBase, ToolContext, ToolResult
 from loopwright.tools.file_access import absolute_path
 from loopwright.tools.read_formats import render_notebook, render_pdf
 from loopwright.tools.read_image import (
@@ -227,7 +227,7 @@ def _read_open_file(fd: int, path: Path, input: dict[str, Any]) -> tuple[ToolRes
 
 
 @dataclass(frozen=True, slots=True)
-class ReadTool:
+class ReadTool(ToolBase):
     """Reads text, image, notebook and PDF files and records them as read."""
 
     name: str = "Read"

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from loopwright.errors import ConfigurationError, SettingsError
-from loopwright.tools.base import ToolContext, ToolResult, run_blocking
+from loopwright.tools.base import ToolBase, ToolContext, ToolResult, run_blocking
 from loopwright.tools.frontmatter import parse_frontmatter
 
 SKILL_TOOL_NAME = "Skill"
@@ -116,7 +116,7 @@ def skills_listing(skills: Sequence[Skill]) -> str:
 
 
 @dataclass(frozen=True, slots=True)
-class SkillTool:
+class SkillTool(ToolBase):
     """The ``Skill`` tool: loads one skill's instructions. Build it with :func:`make_skill_tool`."""
 
     skills: tuple[Skill, ...]

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from loopwright.errors import ConfigurationError
-from loopwright.tools.base import ToolContext, ToolResult
+from loopwright.tools.base import ToolBase, ToolContext, ToolResult
 
 STRUCTURED_OUTPUT_TOOL_NAME = "StructuredOutput"
 MAX_STRUCTURED_OUTPUT_RETRIES = 5
@@ -162,7 +162,7 @@ def reprompt_message(errors: list[str] | None, attempt: int | None = None) -> st
 
 
 @dataclass(frozen=True, slots=True, eq=False)  # identity hash: the schema is a dict
-class StructuredOutputTool:
+class StructuredOutputTool(ToolBase):
     """The final-answer tool; its input schema is the user's schema."""
 
     fmt: OutputFormat

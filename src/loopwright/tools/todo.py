@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, cast
 
-from loopwright.tools.base import ToolContext, ToolResult
+from loopwright.tools.base import ToolBase, ToolContext, ToolResult
 
 STATUSES = ("pending", "in_progress", "completed")
 STATUS_MARKS = {"pending": "[ ]", "in_progress": "[~]", "completed": "[x]"}
@@ -80,7 +80,7 @@ def summary(todos: list[dict[str, Any]]) -> str:
 
 
 @dataclass(frozen=True, slots=True)
-class TodoWriteTool:
+class TodoWriteTool(ToolBase):
     name: str = "TodoWrite"
     description: str = TODO_DESCRIPTION
     input_schema: dict[str, Any] = field(default_factory=lambda: TODO_SCHEMA)

@@ -19,7 +19,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from loopwright.tools.base import Tool, ToolContext, ToolResult
+from loopwright.tools.base import Tool, ToolBase, ToolContext, ToolResult
 
 TOOL_SEARCH_NAME = "ToolSearch"
 DEFAULT_MAX_RESULTS = 5
@@ -131,7 +131,7 @@ def _score(tool: Tool, name_words: set[str], words: list[str]) -> int:
 
 
 @dataclass(frozen=True, slots=True, eq=False)  # identity hash: it holds the mutable registry
-class ToolSearchTool:
+class ToolSearchTool(ToolBase):
     """The ``ToolSearch`` tool over a :class:`DeferredToolRegistry`."""
 
     registry: DeferredToolRegistry

@@ -22,7 +22,7 @@ from urllib.parse import urljoin, urlsplit
 
 from loopwright.messages import TextBlock, UserMessage
 from loopwright.models.base import Model, ModelRequest, ModelResponse
-from loopwright.tools.base import ToolContext, ToolResult
+from loopwright.tools.base import ToolBase, ToolContext, ToolResult
 from loopwright.tools.web_address import (
     WebFetchGuard,
     canonical_host,
@@ -273,7 +273,7 @@ def _cut(text: str) -> str:
 
 
 @dataclass(frozen=True, slots=True)
-class WebFetchTool:
+class WebFetchTool(ToolBase):
     name: str = "WebFetch"
     description: str = WEB_FETCH_DESCRIPTION
     input_schema: dict[str, Any] = field(default_factory=lambda: WEB_FETCH_SCHEMA)

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlsplit
 
-from loopwright.tools.base import ToolContext, ToolResult
+from loopwright.tools.base import ToolBase, ToolContext, ToolResult
 from loopwright.tools.context import SearchBackend as SearchBackend
 from loopwright.tools.context import SearchResult as SearchResult
 
@@ -55,7 +55,7 @@ def _format(query: str, results: list[SearchResult]) -> str:
 
 
 @dataclass(frozen=True, slots=True)
-class WebSearchTool:
+class WebSearchTool(ToolBase):
     name: str = "WebSearch"
     description: str = WEB_SEARCH_DESCRIPTION
     input_schema: dict[str, Any] = field(

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from loopwright.tools.base import SessionState, ToolContext, ToolResult
+from loopwright.tools.base import SessionState, ToolBase, ToolContext, ToolResult
 from loopwright.tools.file_access import (
     ChangeRefused,
     absolute_path,
@@ -64,7 +64,7 @@ def _write_sync(path: Path, content: str, state: SessionState) -> ToolResult:
 
 
 @dataclass(frozen=True, slots=True)
-class WriteTool:
+class WriteTool(ToolBase):
     """Writes whole files; refuses blind overwrites."""
 
     name: str = "Write"

@@ -81,9 +81,8 @@ def _typescript_fields(
 
 
 def initialize_response(options: Options, *, hooks_applied: bool) -> dict[str, Any]:
-    model = (
-        options.model if isinstance(options.model, str) else getattr(options.model, "name", None)
-    )
+    chosen = options.model
+    model = chosen if isinstance(chosen, str) or chosen is None else chosen.name
     return {
         "commands": [],
         "agents": [

@@ -20,7 +20,7 @@ from loopwright.cli.host.versions import loopwright_version
 from loopwright.mcp.adapters import object_schema
 from loopwright.mcp.config import InvalidServerConfig
 from loopwright.mcp.sdk_server import SdkServerConfig, create_sdk_mcp_server
-from loopwright.tools.base import ToolContext, ToolResult, to_tool_result
+from loopwright.tools.base import ToolBase, ToolContext, ToolResult, to_tool_result
 
 PROTOCOL_VERSION = "2025-11-25"
 
@@ -67,7 +67,7 @@ class ControlMcpClient:
 
 
 @dataclass(frozen=True, slots=True)
-class ControlMcpTool:
+class ControlMcpTool(ToolBase):
     """One tool of an SDK server; its calls go back to the SDK as ``tools/call``."""
 
     name: str
