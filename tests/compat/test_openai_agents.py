@@ -267,7 +267,7 @@ async def test_an_agent_as_a_tool_runs_it_and_returns_its_final_output() -> None
 async def test_an_agent_without_a_model_prefers_openai_when_its_key_is_set(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    from loopwright.compat._openai_models import native_model
+    from loopwright.compat.openai_agents._impl.models import native_model
 
     monkeypatch.delenv("LOOPWRIGHT_MODEL", raising=False)
     monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-test")

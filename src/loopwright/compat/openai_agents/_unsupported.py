@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from loopwright.compat._openai_agent_errors import UserError
+from loopwright.compat.openai_agents._impl.errors import UserError
 
 
 class _Unsupported:

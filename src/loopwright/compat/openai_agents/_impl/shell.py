@@ -14,7 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Literal, TypedDict
 
-from loopwright.compat._openai_tools import FunctionTool
+from loopwright.compat.openai_agents._impl.tools import FunctionTool
 
 _SCHEMA: dict[str, Any] = {
     "type": "object",

@@ -18,7 +18,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from loopwright.compat._openai_agent_errors import UserError
+from loopwright.compat.openai_agents._impl.errors import UserError
 from loopwright.messages import (
     AssistantMessage,
     ContentBlock,

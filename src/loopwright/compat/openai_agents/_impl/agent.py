@@ -10,14 +10,14 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Generic, Literal, TypeVar
 
-from loopwright.compat._openai_agent_errors import (
+from loopwright.compat.openai_agents._impl.context import RunContextWrapper, current_tool_context
+from loopwright.compat.openai_agents._impl.errors import (
     AgentsException,
     MaxTurnsExceeded,
     ModelBehaviorError,
     UserError,
 )
-from loopwright.compat._openai_context import RunContextWrapper, current_tool_context
-from loopwright.compat._openai_tools import FunctionTool
+from loopwright.compat.openai_agents._impl.tools import FunctionTool
 from loopwright.models.base import Effort, Model
 
 TContext = TypeVar("TContext")
@@ -107,7 +107,7 @@ class AgentBase(Generic[TContext]):
 
     async def get_all_tools(self, run_context: RunContextWrapper[Any]) -> list[Any]:
         """The tools the model would see now: MCP servers' tools, then the enabled ones."""
-        from loopwright.compat._openai_mcp import mcp_tools
+        from loopwright.compat.openai_agents._impl.mcp import mcp_tools
 
         tools: list[Any] = await mcp_tools(self.mcp_servers)
         for item in self.tools:

@@ -1,7 +1,7 @@
 """The model interface of the OpenAI Agents SDK: ``Model`` (``get_response`` /
 ``stream_response``), ``ModelProvider`` (``get_model``) and ``ModelTracing``.
 
-A user's ``Model`` subclass is driven by loopwright's loop through ``_openai_model_bridge``:
+A user's ``Model`` subclass is driven by loopwright's loop through ``model_bridge``:
 each model call becomes one ``get_response`` (or ``stream_response`` in a streamed run)
 with the conversation as Responses input items, and its Responses output items become
 loopwright content blocks again.

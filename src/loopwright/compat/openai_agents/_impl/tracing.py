@@ -2,7 +2,7 @@
 processors that receive them in that SDK's order (``on_trace_start``, then each span's
 ``on_span_start`` / ``on_span_end`` nested, then ``on_trace_end``).
 
-A Runner run records that SDK's span tree (see ``_openai_run_trace``). As before,
+A Runner run records that SDK's span tree (see ``run_trace``). As before,
 ``trace("workflow")`` and ``custom_span`` are also OpenTelemetry spans, made current for
 the code inside them, so the ``loopwright.run`` spans of the runs started there become
 their children; without an OpenTelemetry tracer provider nothing is exported.
@@ -20,7 +20,7 @@ from datetime import UTC, datetime
 from types import TracebackType
 from typing import Any, TypedDict
 
-from loopwright.compat._openai_span_data import (
+from loopwright.compat.openai_agents._impl.span_data import (
     AgentSpanData,
     CustomSpanData,
     FunctionSpanData,

@@ -6,10 +6,10 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-from loopwright.compat._openai_agent import Agent
-from loopwright.compat._openai_agent_errors import UserError
-from loopwright.compat._openai_driver import DEFAULT_MAX_TURNS, RunDriver
-from loopwright.compat._openai_results import (
+from loopwright.compat.openai_agents._impl.agent import Agent
+from loopwright.compat.openai_agents._impl.driver import DEFAULT_MAX_TURNS, RunDriver
+from loopwright.compat.openai_agents._impl.errors import UserError
+from loopwright.compat.openai_agents._impl.results import (
     RunResult,
     RunResultBase,
     RunResultStreaming,

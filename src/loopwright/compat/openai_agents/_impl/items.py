@@ -3,7 +3,7 @@
 That SDK reports a run as items (a message the model wrote, a tool call, its output, a
 handoff…) whose ``raw_item`` is the Responses API object, and takes a conversation back as
 a list of input items (``to_input_list()``). Here both are derived from loopwright's
-messages, and input items are turned back into loopwright messages (see ``_openai_input``).
+messages, and input items are turned back into loopwright messages (see ``input``).
 """
 
 from __future__ import annotations
@@ -193,7 +193,7 @@ def function_output(block: ToolResultBlock) -> TResponseInputItem:
 
 
 def message_items(message: ConversationMessage) -> list[TResponseInputItem]:
-    """A loopwright message as Responses input items (the inverse of ``_openai_input``)."""
+    """A loopwright message as Responses input items (the inverse of ``input``)."""
     if isinstance(message, AssistantMessage):
         return assistant_items(message)
     return user_items(message)

@@ -10,8 +10,8 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING, Any
 
-from loopwright.compat._openai_context import ToolContext
-from loopwright.compat._openai_guardrails import (
+from loopwright.compat.openai_agents._impl.context import ToolContext
+from loopwright.compat.openai_agents._impl.guardrails import (
     InputGuardrailResult,
     InputGuardrailTripwireTriggered,
     OutputGuardrailResult,
@@ -21,12 +21,12 @@ from loopwright.compat._openai_guardrails import (
     ToolOutputGuardrailData,
     ToolOutputGuardrailTripwireTriggered,
 )
-from loopwright.compat._openai_output import final_output
-from loopwright.compat._openai_wrappers import result_text
+from loopwright.compat.openai_agents._impl.output import final_output
+from loopwright.compat.openai_agents._impl.wrappers import result_text
 from loopwright.guardrails import Guardrail, GuardrailInput, GuardrailVerdict
 
 if TYPE_CHECKING:
-    from loopwright.compat._openai_driver import RunDriver
+    from loopwright.compat.openai_agents._impl.driver import RunDriver
 
 
 class GuardrailBridge:

@@ -9,8 +9,8 @@ import asyncio
 import json
 from typing import TYPE_CHECKING, Any
 
-from loopwright.compat._openai_agent_errors import UserError
-from loopwright.compat._openai_memory import SessionABC, SessionSettings
+from loopwright.compat.openai_agents._impl.errors import UserError
+from loopwright.compat.openai_agents._impl.memory import SessionABC, SessionSettings
 
 if TYPE_CHECKING:
     from sqlalchemy.ext.asyncio import AsyncEngine

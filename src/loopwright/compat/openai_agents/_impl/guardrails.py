@@ -14,7 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Generic, Literal, TypeVar, overload
 
-from loopwright.compat._openai_agent_errors import AgentsException
+from loopwright.compat.openai_agents._impl.errors import AgentsException
 
 T = TypeVar("T")
 

@@ -11,8 +11,8 @@ import uuid
 from collections.abc import Callable
 from typing import Any, TypedDict
 
-from loopwright.compat._openai_agent_errors import UserError
-from loopwright.compat._openai_memory import SessionABC
+from loopwright.compat.openai_agents._impl.errors import UserError
+from loopwright.compat.openai_agents._impl.memory import SessionABC
 
 
 class EncryptedEnvelope(TypedDict):
@@ -140,7 +140,7 @@ class OpenAIResponsesCompactionSession(SessionABC):
         await self.underlying_session.add_items([*kept, compaction])
 
     async def _summarise(self, items: list[dict[str, Any]]) -> str:
-        from loopwright.compat._openai_models import native_model
+        from loopwright.compat.openai_agents._impl.models import native_model
         from loopwright.messages import TextBlock, UserMessage
         from loopwright.models.base import ModelRequest, ModelResponse
 

@@ -14,10 +14,10 @@ from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from loopwright.compat._openai_agent_errors import ModelBehaviorError
-from loopwright.compat._openai_items import message_items
-from loopwright.compat._openai_model_interface import Model as SdkModel
-from loopwright.compat._openai_model_interface import ModelTracing
+from loopwright.compat.openai_agents._impl.errors import ModelBehaviorError
+from loopwright.compat.openai_agents._impl.items import message_items
+from loopwright.compat.openai_agents._impl.model_interface import Model as SdkModel
+from loopwright.compat.openai_agents._impl.model_interface import ModelTracing
 from loopwright.messages import ContentBlock, TextBlock, ThinkingBlock, ToolUseBlock, Usage
 from loopwright.models.base import (
     ModelEvent,
@@ -30,7 +30,7 @@ from loopwright.models.base import (
 )
 
 if TYPE_CHECKING:
-    from loopwright.compat._openai_driver import RunDriver
+    from loopwright.compat.openai_agents._impl.driver import RunDriver
 
 
 def _field(item: Any, name: str, default: Any = None) -> Any:
@@ -150,7 +150,7 @@ class SdkModelBridge:
         settings = self._agent.model_settings.resolve(
             getattr(driver.run_config, "model_settings", None)
         )
-        from loopwright.compat._openai_output import output_schema
+        from loopwright.compat.openai_agents._impl.output import output_schema
 
         tracing = ModelTracing.ENABLED
         if driver.run_trace.disabled:

@@ -10,14 +10,14 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from loopwright.compat._openai_context import ToolContext, tool_context
-from loopwright.compat._openai_items import (
+from loopwright.compat.openai_agents._impl.context import ToolContext, tool_context
+from loopwright.compat.openai_agents._impl.items import (
     ModelResponse,
     assistant_items,
 )
-from loopwright.compat._openai_span_data import GenerationSpanData, ResponseSpanData
-from loopwright.compat._openai_tools import FunctionTool, tool_output_result
-from loopwright.compat._openai_tracing import Span
+from loopwright.compat.openai_agents._impl.span_data import GenerationSpanData, ResponseSpanData
+from loopwright.compat.openai_agents._impl.tools import FunctionTool, tool_output_result
+from loopwright.compat.openai_agents._impl.tracing import Span
 from loopwright.messages import AssistantMessage, ToolUseBlock
 from loopwright.models.base import Model, ModelEvent, ModelRequest, ModelWrapper
 from loopwright.models.base import ModelResponse as NativeResponse
@@ -25,7 +25,7 @@ from loopwright.tools.base import Tool, ToolResult, ToolWrapper
 from loopwright.tools.base import ToolContext as NativeToolContext
 
 if TYPE_CHECKING:
-    from loopwright.compat._openai_driver import RunDriver
+    from loopwright.compat.openai_agents._impl.driver import RunDriver
 
 
 async def call_hook(hooks: Any, name: str, *args: Any) -> None:
@@ -81,7 +81,7 @@ class RunTool(ToolWrapper):
         decide = extras.get("on_approval") if isinstance(extras, dict) else None
         if decide is None:
             return await self.driver.approval(self.agent, call, self.name)
-        from loopwright.compat._openai_items import ToolApprovalItem
+        from loopwright.compat.openai_agents._impl.items import ToolApprovalItem
 
         raw = {"type": "shell_call", "call_id": call.id, "action": dict(call.input)}
         produced = decide(context, ToolApprovalItem(self.agent, raw, tool_name=self.name))
@@ -125,8 +125,8 @@ class RunModel(ModelWrapper):
     def answers_in_json(self) -> bool:
         """Whether this model takes an ``output_type`` natively (a JSON-schema answer) rather
         than through loopwright's StructuredOutput tool."""
-        from loopwright.compat._openai_litellm import LitellmNative
-        from loopwright.compat._openai_model_bridge import SdkModelBridge
+        from loopwright.compat.openai_agents._impl.litellm import LitellmNative
+        from loopwright.compat.openai_agents._impl.model_bridge import SdkModelBridge
         from loopwright.models.openai_chat import OpenAIChatModel
         from loopwright.models.openai_responses import OpenAIResponsesModel
 
@@ -135,10 +135,10 @@ class RunModel(ModelWrapper):
 
     async def stream(self, request: ModelRequest) -> AsyncIterator[ModelEvent]:
         driver = self._driver
-        from loopwright.compat._openai_items import message_items
+        from loopwright.compat.openai_agents._impl.items import message_items
 
         if self.answers_in_json and request.response_format is None:
-            from loopwright.compat._openai_output import response_format_of
+            from loopwright.compat.openai_agents._impl.output import response_format_of
 
             request = dataclasses.replace(request, response_format=response_format_of(self._agent))
         items = [i for m in request.messages for i in message_items(m)]
@@ -169,7 +169,7 @@ class RunModel(ModelWrapper):
     def _span_kind(self) -> str:
         """That SDK's span for this model: a Responses model makes a response span, a
         user's Model its own spans, any other a generation span."""
-        from loopwright.compat._openai_model_bridge import SdkModelBridge
+        from loopwright.compat.openai_agents._impl.model_bridge import SdkModelBridge
         from loopwright.models.openai_responses import OpenAIResponsesModel
 
         if isinstance(self._inner, SdkModelBridge):

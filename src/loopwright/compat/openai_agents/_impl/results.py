@@ -9,17 +9,24 @@ from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
-from loopwright.compat._openai_agent_errors import AgentsException, MaxTurnsExceeded, UserError
-from loopwright.compat._openai_driver import Decision, RunDriver
-from loopwright.compat._openai_events import AgentUpdatedStreamEvent, EventTranslator
-from loopwright.compat._openai_items import (
+from loopwright.compat.openai_agents._impl.driver import Decision, RunDriver
+from loopwright.compat.openai_agents._impl.errors import (
+    AgentsException,
+    MaxTurnsExceeded,
+    UserError,
+)
+from loopwright.compat.openai_agents._impl.items import (
     MessageOutputItem,
     ToolApprovalItem,
     ToolCallItem,
     ToolCallOutputItem,
     message_items,
 )
-from loopwright.compat._openai_output import output_of
+from loopwright.compat.openai_agents._impl.output import output_of
+from loopwright.compat.openai_agents._impl.stream_events import (
+    AgentUpdatedStreamEvent,
+    EventTranslator,
+)
 from loopwright.messages import ResultMessage
 from loopwright.types import PermissionResultAllow
 
@@ -196,7 +203,7 @@ class RunResultStreaming(RunResultBase):
         await self._driver_finish()
 
     async def _driver_finish(self) -> None:
-        from loopwright.compat._openai_runner import after_run
+        from loopwright.compat.openai_agents._impl.runner import after_run
 
         await after_run(self)
 

@@ -14,8 +14,8 @@ from collections.abc import AsyncIterator
 from typing import Any
 
 from loopwright.compat._model_choice import MODEL_OVERRIDE_VARIABLE, choose_model
-from loopwright.compat._openai_agent_errors import UserError
-from loopwright.compat._openai_model_interface import Model as SdkModel
+from loopwright.compat.openai_agents._impl.errors import UserError
+from loopwright.compat.openai_agents._impl.model_interface import Model as SdkModel
 from loopwright.models.base import Model
 from loopwright.models.registry import DEFAULT_OPENAI_MODEL
 from loopwright.session.assemble import resolve_model
@@ -45,7 +45,7 @@ class ClientModel(SdkModel):
         conversation_id: str | None = None,
         prompt: Any = None,
     ) -> Any:
-        from loopwright.compat import _openai_native_sdk as over_native
+        from loopwright.compat.openai_agents._impl import native_sdk as over_native
 
         native = native_model(self)
         request = over_native.sdk_request(
@@ -67,7 +67,7 @@ class ClientModel(SdkModel):
         conversation_id: str | None = None,
         prompt: Any = None,
     ) -> AsyncIterator[Any]:
-        from loopwright.compat import _openai_native_sdk as over_native
+        from loopwright.compat.openai_agents._impl import native_sdk as over_native
 
         native = native_model(self)
         request = over_native.sdk_request(

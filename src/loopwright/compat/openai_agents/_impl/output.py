@@ -10,8 +10,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
 
-from loopwright.compat._openai_agent import StopAtTools
-from loopwright.compat._openai_agent_errors import ModelBehaviorError, UserError
+from loopwright.compat.openai_agents._impl.agent import StopAtTools
+from loopwright.compat.openai_agents._impl.errors import ModelBehaviorError, UserError
 from loopwright.messages import ResultMessage, ToolResultBlock
 from loopwright.models.base import ResponseFormat
 

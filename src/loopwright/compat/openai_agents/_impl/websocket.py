@@ -8,7 +8,7 @@ from collections.abc import AsyncGenerator
 from contextlib import asynccontextmanager
 from typing import Any
 
-from loopwright.compat._openai_runner import Runner
+from loopwright.compat.openai_agents._impl.runner import Runner
 
 
 class ResponsesWebSocketSession:

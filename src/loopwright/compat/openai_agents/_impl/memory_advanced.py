@@ -17,7 +17,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from loopwright.compat._openai_memory import SessionABC, SessionSettings
+from loopwright.compat.openai_agents._impl.memory import SessionABC, SessionSettings
 
 MAIN = "main"
 
@@ -406,7 +406,7 @@ class AsyncSQLiteSession(SessionABC):
         messages_table: str = "agent_messages",
         session_settings: SessionSettings | None = None,
     ) -> None:
-        from loopwright.compat._openai_memory import SQLiteSession
+        from loopwright.compat.openai_agents._impl.memory import SQLiteSession
 
         self.session_id = session_id
         self.session_settings = session_settings

@@ -13,9 +13,9 @@ import json
 from collections.abc import AsyncIterator
 from typing import Any
 
-from loopwright.compat._openai_agent_errors import UserError
-from loopwright.compat._openai_model_interface import ModelProvider
-from loopwright.compat._openai_models import ClientModel
+from loopwright.compat.openai_agents._impl.errors import UserError
+from loopwright.compat.openai_agents._impl.model_interface import ModelProvider
+from loopwright.compat.openai_agents._impl.models import ClientModel
 from loopwright.messages import ContentBlock, TextBlock, ToolUseBlock, Usage
 from loopwright.models.base import Model, ModelEvent, ModelRequest, ModelResponse, TextDelta
 from loopwright.models.openai_chat import convert_messages

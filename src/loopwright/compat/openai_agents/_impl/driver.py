@@ -19,13 +19,13 @@ from typing import Any
 
 from loopwright.client import open_session
 from loopwright.compat._model_choice import warn_ignored
-from loopwright.compat._openai_agent import Agent, tool_enabled
-from loopwright.compat._openai_agent_errors import UserError
-from loopwright.compat._openai_context import RunContextWrapper, Usage, run_context
-from loopwright.compat._openai_guardrail_bridge import GuardrailBridge
-from loopwright.compat._openai_handoffs import Handoff, as_handoff
-from loopwright.compat._openai_input import to_conversation
-from loopwright.compat._openai_items import (
+from loopwright.compat.openai_agents._impl.agent import Agent, tool_enabled
+from loopwright.compat.openai_agents._impl.context import RunContextWrapper, Usage, run_context
+from loopwright.compat.openai_agents._impl.errors import UserError
+from loopwright.compat.openai_agents._impl.guardrail_bridge import GuardrailBridge
+from loopwright.compat.openai_agents._impl.handoffs import Handoff, as_handoff
+from loopwright.compat.openai_agents._impl.input import to_conversation
+from loopwright.compat.openai_agents._impl.items import (
     HandoffCallItem,
     HandoffOutputItem,
     MessageOutputItem,
@@ -39,14 +39,19 @@ from loopwright.compat._openai_items import (
     output_message,
     reasoning_item,
 )
-from loopwright.compat._openai_mcp import mcp_tools
-from loopwright.compat._openai_model_bridge import SdkModelBridge
-from loopwright.compat._openai_model_interface import Model as SdkModel
-from loopwright.compat._openai_models import ClientModel, native_model
-from loopwright.compat._openai_output import output_format_for
-from loopwright.compat._openai_providers import provided_model
-from loopwright.compat._openai_run_trace import RunTrace, reset_trace
-from loopwright.compat._openai_wrappers import RunModel, RunTool, call_hook, model_response
+from loopwright.compat.openai_agents._impl.mcp import mcp_tools
+from loopwright.compat.openai_agents._impl.model_bridge import SdkModelBridge
+from loopwright.compat.openai_agents._impl.model_interface import Model as SdkModel
+from loopwright.compat.openai_agents._impl.models import ClientModel, native_model
+from loopwright.compat.openai_agents._impl.output import output_format_for
+from loopwright.compat.openai_agents._impl.providers import provided_model
+from loopwright.compat.openai_agents._impl.run_trace import RunTrace, reset_trace
+from loopwright.compat.openai_agents._impl.wrappers import (
+    RunModel,
+    RunTool,
+    call_hook,
+    model_response,
+)
 from loopwright.guardrails import guarded_tool
 from loopwright.hooks.runner import HookMatcher
 from loopwright.loop.run import agent_loop
@@ -278,7 +283,7 @@ class RunDriver:
         async def on_handoff(arguments: dict[str, Any]) -> None:
             await described.run_callback(self.wrapper, arguments)
 
-        from loopwright.compat._openai_handoff_filter import history_filter
+        from loopwright.compat.openai_agents._impl.handoff_filter import history_filter
 
         chosen_filter = described.input_filter or getattr(
             self.run_config, "handoff_input_filter", None
@@ -403,7 +408,7 @@ class RunDriver:
         )
 
     async def _check_tool_use_behavior(self, message: UserMessage, session: Session) -> None:
-        from loopwright.compat._openai_output import tool_use_stops
+        from loopwright.compat.openai_agents._impl.output import tool_use_stops
 
         outputs = [
             (block, self.tool_outputs[block.tool_use_id])
@@ -447,7 +452,7 @@ class RunDriver:
             return message
         formatter = getattr(self.run_config, "tool_error_formatter", None)
         if formatter is not None:
-            from loopwright.compat._openai_output import format_rejection
+            from loopwright.compat.openai_agents._impl.output import format_rejection
 
             formatted = await format_rejection(formatter, name, self.wrapper)
             if formatted is not None:
@@ -509,7 +514,7 @@ def _failed(result: ResultMessage | None) -> str | None:
 
 
 def _described_tool(spec: ToolSpec) -> Any:
-    from loopwright.compat._openai_tools import FunctionTool
+    from loopwright.compat.openai_agents._impl.tools import FunctionTool
 
     async def not_here(context: Any, arguments: str) -> str:
         return f"{spec.name} runs in loopwright's loop, not through the model"
@@ -522,7 +527,7 @@ def _call(pending: dict[str, Any]) -> ToolUseBlock:
 
 
 def _retries(settings: Any) -> int:
-    from loopwright.compat._openai_retry import max_retries_of
+    from loopwright.compat.openai_agents._impl.retry import max_retries_of
 
     chosen = max_retries_of(settings.retry)
     return Options().max_retries if chosen is None else chosen

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from loopwright.compat._openai_tracing import (
+from loopwright.compat.openai_agents._impl.tracing import (
     Span,
     Trace,
     _current_trace,  # pyright: ignore[reportPrivateUsage]
@@ -91,7 +91,7 @@ class RunTrace:
         self._close_turn()
         if self.agent is not None:
             self.agent.finish()
-        from loopwright.compat._openai_output import output_schema
+        from loopwright.compat.openai_agents._impl.output import output_schema
 
         schema = output_schema(agent.output_type)
         self.agent = agent_span(

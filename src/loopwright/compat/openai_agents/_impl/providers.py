@@ -13,9 +13,12 @@ import os
 from typing import Any, Literal
 
 from loopwright.compat._model_choice import MODEL_OVERRIDE_VARIABLE
-from loopwright.compat._openai_agent_errors import UserError
-from loopwright.compat._openai_model_interface import ModelProvider
-from loopwright.compat._openai_models import OpenAIChatCompletionsModel, OpenAIResponsesModel
+from loopwright.compat.openai_agents._impl.errors import UserError
+from loopwright.compat.openai_agents._impl.model_interface import ModelProvider
+from loopwright.compat.openai_agents._impl.models import (
+    OpenAIChatCompletionsModel,
+    OpenAIResponsesModel,
+)
 from loopwright.models.registry import DEFAULT_OPENAI_MODEL
 
 Api = Literal["responses", "chat_completions"]
@@ -140,7 +143,7 @@ class MultiProvider(ModelProvider):
         if prefix == "openai":
             return self.openai_provider
         if prefix == "litellm":
-            from loopwright.compat._openai_litellm import LitellmProvider
+            from loopwright.compat.openai_agents._impl.litellm import LitellmProvider
 
             return LitellmProvider()
         raise UserError(

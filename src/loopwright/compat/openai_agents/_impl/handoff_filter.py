@@ -10,13 +10,13 @@ from __future__ import annotations
 import inspect
 from typing import TYPE_CHECKING, Any
 
-from loopwright.compat._openai_handoffs import HandoffInputData
-from loopwright.compat._openai_input import to_conversation
-from loopwright.compat._openai_items import message_items
+from loopwright.compat.openai_agents._impl.handoffs import HandoffInputData
+from loopwright.compat.openai_agents._impl.input import to_conversation
+from loopwright.compat.openai_agents._impl.items import message_items
 from loopwright.messages import ConversationMessage
 
 if TYPE_CHECKING:
-    from loopwright.compat._openai_driver import RunDriver
+    from loopwright.compat.openai_agents._impl.driver import RunDriver
 
 
 def history_filter(driver: RunDriver, input_filter: Any) -> Any:

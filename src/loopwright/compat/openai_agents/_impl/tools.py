@@ -4,7 +4,7 @@
 A ``FunctionTool`` is a loopwright Tool (name, description, input_schema, ``call``), so the
 native loop runs it; it also keeps what that SDK exposes and lets code change afterwards
 (``needs_approval``, ``is_enabled``, ``tool_input_guardrails``…). The Runner wraps each one
-per run for approvals, hooks and tool guardrails (see ``_openai_tool_run``).
+per run for approvals, hooks and tool guardrails (see ``wrappers``).
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any, Literal, TypedDict, overload
 
-from loopwright.compat._openai_context import takes_run_context, without_run_context
+from loopwright.compat.openai_agents._impl.context import takes_run_context, without_run_context
 from loopwright.messages import ImageBlock, TextBlock
 from loopwright.tools.base import FunctionTool as NativeFunctionTool
 from loopwright.tools.base import ToolContext as NativeToolContext
@@ -76,7 +76,7 @@ class FunctionTool:
 
     async def invoke(self, arguments: dict[str, Any]) -> Any:
         """The function's own return value (what ``tool_use_behavior`` functions see)."""
-        from loopwright.compat._openai_context import current_tool_context
+        from loopwright.compat.openai_agents._impl.context import current_tool_context
 
         return await self.on_invoke_tool(current_tool_context(), json.dumps(arguments))
 

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from types import TracebackType
 from typing import Any
 
-from loopwright.compat._openai_agent_errors import UserError
+from loopwright.compat.openai_agents._impl.errors import UserError
 from loopwright.mcp.client import McpManager
 from loopwright.mcp.config import HttpServerConfig
 from loopwright.tools.base import Tool, ToolResult
