@@ -17,7 +17,10 @@ from loopwright.compat.openai_agents._impl.errors import (
     ModelBehaviorError,
     UserError,
 )
-from loopwright.compat.openai_agents._impl.tools import FunctionTool
+from loopwright.compat.openai_agents._impl.mcp import mcp_tools
+from loopwright.compat.openai_agents._impl.output import StopAtTools
+from loopwright.compat.openai_agents._impl.runner import Runner
+from loopwright.compat.openai_agents._impl.tools import FunctionTool, tool_enabled
 from loopwright.models.base import Effort, Model
 
 TContext = TypeVar("TContext")
@@ -87,13 +90,6 @@ class ModelSettings:
         return [f"ModelSettings.{n}" for n in names if getattr(self, n) is not None]
 
 
-@dataclass
-class StopAtTools:
-    """``tool_use_behavior``: stop when one of these tools is called; its output is final."""
-
-    stop_at_tool_names: list[str]
-
-
 Instructions = str | Callable[..., Any] | None
 
 
@@ -107,21 +103,11 @@ class AgentBase(Generic[TContext]):
 
     async def get_all_tools(self, run_context: RunContextWrapper[Any]) -> list[Any]:
         """The tools the model would see now: MCP servers' tools, then the enabled ones."""
-        from loopwright.compat.openai_agents._impl.mcp import mcp_tools
-
         tools: list[Any] = await mcp_tools(self.mcp_servers)
         for item in self.tools:
             if await tool_enabled(item, run_context, self):
                 tools.append(item)
         return tools
-
-
-async def tool_enabled(item: Any, context: RunContextWrapper[Any], agent: Any) -> bool:
-    enabled = getattr(item, "is_enabled", True)
-    if callable(enabled):
-        produced = enabled(context, agent)
-        enabled = await produced if inspect.isawaitable(produced) else produced
-    return bool(enabled)
 
 
 @dataclass(kw_only=True)
@@ -191,8 +177,6 @@ class Agent(AgentBase[TContext]):
         schema = _parameters_schema(parameters)
 
         async def invoke(context: Any, arguments: str) -> Any:
-            from loopwright.compat.openai_agents import Runner
-
             parsed = json.loads(arguments) if arguments else {}
             task = parsed.get("input", "") if parameters is None else json.dumps(parsed)
             turns = DEFAULT_AGENT_TOOL_TURNS if max_turns is None else max_turns
@@ -229,8 +213,6 @@ class Agent(AgentBase[TContext]):
 async def _streamed_tool_run(
     agent: Any, task: str, outer: Any, turns: int, on_stream: Callable[..., Any], name: str
 ) -> Any:
-    from loopwright.compat.openai_agents import Runner
-
     streamed = Runner.run_streamed(agent, task, context=outer.context, max_turns=turns)
     call = _ToolCallRef(getattr(outer, "tool_call_id", ""), name)
     async for event in streamed.stream_events():

@@ -8,9 +8,9 @@ tripwire exception with the guardrail's output.
 from __future__ import annotations
 
 import json
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from loopwright.compat.openai_agents._impl.context import ToolContext
+from loopwright.compat.openai_agents._impl.context import RunContextWrapper, ToolContext
 from loopwright.compat.openai_agents._impl.guardrails import (
     InputGuardrailResult,
     InputGuardrailTripwireTriggered,
@@ -22,29 +22,38 @@ from loopwright.compat.openai_agents._impl.guardrails import (
     ToolOutputGuardrailTripwireTriggered,
 )
 from loopwright.compat.openai_agents._impl.output import final_output
-from loopwright.compat.openai_agents._impl.wrappers import result_text
+from loopwright.compat.openai_agents._impl.run_trace import RunTrace
+from loopwright.compat.openai_agents._impl.tools import result_text
 from loopwright.guardrails import Guardrail, GuardrailInput, GuardrailVerdict
-
-if TYPE_CHECKING:
-    from loopwright.compat.openai_agents._impl.driver import RunDriver
 
 
 class GuardrailBridge:
-    def __init__(self, driver: RunDriver) -> None:
-        self._driver = driver
+    """One run's guardrails: the run's input (what input guardrails see), its context,
+    its RunConfig (guardrails for every agent) and its trace (a span per check)."""
+
+    def __init__(
+        self,
+        input_items: list[Any],
+        context: RunContextWrapper[Any],
+        run_config: Any,
+        trace: RunTrace,
+    ) -> None:
+        self._input_items = input_items
+        self._context = context
+        self._run_config = run_config
+        self._trace = trace
         self.input_results: list[InputGuardrailResult] = []
         self.output_results: list[OutputGuardrailResult] = []
         self.tripped: Exception | None = None
 
     def for_start(self, agent: Any) -> list[Guardrail]:
-        config = self._driver.run_config
+        config = self._run_config
         guardrails = [*agent.input_guardrails, *(getattr(config, "input_guardrails", None) or [])]
         if not guardrails:
             return []
-        driver = self._driver
 
         async def check(data: GuardrailInput) -> GuardrailVerdict:
-            original = driver.input_items
+            original = self._input_items
             shown: Any = original
             if (
                 len(original) == 1
@@ -53,8 +62,8 @@ class GuardrailBridge:
             ):
                 shown = original[0]["content"]
             for guardrail in guardrails:
-                with driver.run_trace.guardrail(agent, guardrail.get_name()) as span:
-                    output = await guardrail.run(driver.wrapper, agent, shown)
+                with self._trace.guardrail(agent, guardrail.get_name()) as span:
+                    output = await guardrail.run(self._context, agent, shown)
                     span.span_data.triggered = output.tripwire_triggered  # type: ignore[attr-defined]
                 result = InputGuardrailResult(guardrail, output)
                 self.input_results.append(result)
@@ -66,17 +75,16 @@ class GuardrailBridge:
         return [Guardrail("input", check, name="input_guardrails")]
 
     def output_of(self, agent: Any) -> list[Guardrail]:
-        config = self._driver.run_config
+        config = self._run_config
         guardrails = [*agent.output_guardrails, *(getattr(config, "output_guardrails", None) or [])]
         if not guardrails:
             return []
-        driver = self._driver
 
         async def check(data: GuardrailInput) -> GuardrailVerdict:
             output = final_output(agent, data.text, data.structured_output)
             for guardrail in guardrails:
-                with driver.run_trace.guardrail(agent, guardrail.get_name()) as span:
-                    produced = await guardrail.run(driver.wrapper, agent, output)
+                with self._trace.guardrail(agent, guardrail.get_name()) as span:
+                    produced = await guardrail.run(self._context, agent, output)
                     span.span_data.triggered = produced.tripwire_triggered  # type: ignore[attr-defined]
                 result = OutputGuardrailResult(guardrail, output, agent, produced)
                 self.output_results.append(result)
@@ -108,12 +116,11 @@ class GuardrailBridge:
         return natives
 
     def _tool_check(self, guardrail: Any, agent: Any, after: bool) -> Any:
-        driver = self._driver
 
         async def check(data: GuardrailInput) -> GuardrailVerdict:
             name = data.tool_name or ""
             arguments = json.dumps(data.tool_input or {})
-            context = ToolContext.of(driver.wrapper, name, "", arguments)
+            context = ToolContext.of(self._context, name, "", arguments)
             if after:
                 raw = result_text(data.tool_output) if data.tool_output is not None else None
                 produced = await guardrail.run(ToolOutputGuardrailData(context, agent, raw))

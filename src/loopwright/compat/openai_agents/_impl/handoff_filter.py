@@ -8,20 +8,22 @@ the items of the handoff turn; what the filter returns becomes the history again
 from __future__ import annotations
 
 import inspect
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
+from loopwright.compat.openai_agents._impl.context import RunContextWrapper
 from loopwright.compat.openai_agents._impl.handoffs import HandoffInputData
 from loopwright.compat.openai_agents._impl.input import to_conversation
 from loopwright.compat.openai_agents._impl.items import message_items
+from loopwright.compat.openai_agents._impl.ports import PriorHistory
 from loopwright.messages import ConversationMessage
 
-if TYPE_CHECKING:
-    from loopwright.compat.openai_agents._impl.driver import RunDriver
 
+def history_filter(run: PriorHistory, context: RunContextWrapper[Any], input_filter: Any) -> Any:
+    """A native handoff input filter that shows ``input_filter`` the history as that SDK
+    splits it: the run's input, the items before the handoff turn, and that turn."""
 
-def history_filter(driver: RunDriver, input_filter: Any) -> Any:
     async def rewrite(history: list[ConversationMessage]) -> list[ConversationMessage]:
-        start = len(driver.prior) + 1  # the earlier conversation and this run's prompt
+        start = len(run.prior) + 1  # the earlier conversation and this run's prompt
         handoff_turn = max(start, len(history) - 2)
         input_history = tuple(i for m in history[:start] for i in message_items(m))
         before = [i for m in history[start:handoff_turn] for i in message_items(m)]
@@ -30,7 +32,7 @@ def history_filter(driver: RunDriver, input_filter: Any) -> Any:
             input_history=input_history,
             pre_handoff_items=tuple(_Item(i) for i in before),
             new_items=tuple(_Item(i) for i in turn),
-            run_context=driver.wrapper,
+            run_context=context,
         )
         produced = input_filter(data)
         filtered = await produced if inspect.isawaitable(produced) else produced

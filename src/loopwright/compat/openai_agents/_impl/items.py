@@ -31,6 +31,7 @@ from loopwright.messages import (
     ToolUseBlock,
     UserMessage,
 )
+from loopwright.models.base import ModelResponse as NativeResponse
 
 TResponseInputItem: TypeAlias = dict[str, Any]
 TResponseOutputItem: TypeAlias = Any
@@ -228,3 +229,15 @@ def user_items(message: UserMessage) -> list[TResponseInputItem]:
         only_text = len(parts) == 1 and parts[0]["type"] == "input_text"
         items.insert(0, {"role": "user", "content": parts[0]["text"] if only_text else parts})
     return items
+
+
+def model_response(event: NativeResponse, usage: Any, counter: int) -> ModelResponse:
+    """A native model response as that SDK's ``ModelResponse`` (its output items)."""
+    message = AssistantMessage(event.content, model=event.model, message_id=event.message_id)
+    output: list[Any] = []
+    for item in assistant_items(message):
+        if item.get("type") == "function_call":
+            output.append(ResponseFunctionToolCall.model_validate(item))
+        elif item.get("type") == "message":
+            output.append(ResponseOutputMessage.model_validate(item))
+    return ModelResponse(output, usage, event.message_id or f"resp_{counter}")

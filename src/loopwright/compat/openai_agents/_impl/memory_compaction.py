@@ -13,6 +13,9 @@ from typing import Any, TypedDict
 
 from loopwright.compat.openai_agents._impl.errors import UserError
 from loopwright.compat.openai_agents._impl.memory import SessionABC
+from loopwright.compat.openai_agents._impl.models import native_model
+from loopwright.messages import TextBlock, UserMessage
+from loopwright.models.base import ModelRequest, ModelResponse
 
 
 class EncryptedEnvelope(TypedDict):
@@ -140,9 +143,6 @@ class OpenAIResponsesCompactionSession(SessionABC):
         await self.underlying_session.add_items([*kept, compaction])
 
     async def _summarise(self, items: list[dict[str, Any]]) -> str:
-        from loopwright.compat.openai_agents._impl.models import native_model
-        from loopwright.messages import TextBlock, UserMessage
-        from loopwright.models.base import ModelRequest, ModelResponse
 
         model = native_model(self.model)
         transcript = "\n".join(json.dumps(i, default=str) for i in items)

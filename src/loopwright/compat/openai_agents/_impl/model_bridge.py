@@ -12,12 +12,14 @@ from __future__ import annotations
 import json
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from loopwright.compat.openai_agents._impl.errors import ModelBehaviorError
 from loopwright.compat.openai_agents._impl.items import message_items
 from loopwright.compat.openai_agents._impl.model_interface import Model as SdkModel
 from loopwright.compat.openai_agents._impl.model_interface import ModelTracing
+from loopwright.compat.openai_agents._impl.output import output_schema
+from loopwright.compat.openai_agents._impl.ports import SdkToolSource
 from loopwright.messages import ContentBlock, TextBlock, ThinkingBlock, ToolUseBlock, Usage
 from loopwright.models.base import (
     ModelEvent,
@@ -28,9 +30,6 @@ from loopwright.models.base import (
     ToolCallStart,
     ToolInputDelta,
 )
-
-if TYPE_CHECKING:
-    from loopwright.compat.openai_agents._impl.driver import RunDriver
 
 
 def _field(item: Any, name: str, default: Any = None) -> Any:
@@ -132,10 +131,21 @@ def stream_delta(event: Any, state: _StreamState) -> ModelEvent | None:
 class SdkModelBridge:
     """Drives a ``Model`` subclass from loopwright's loop for one agent of one run."""
 
-    def __init__(self, model: SdkModel, agent: Any, driver: RunDriver) -> None:
+    def __init__(
+        self,
+        model: SdkModel,
+        agent: Any,
+        tools: SdkToolSource,
+        run_config: Any,
+        tracing: ModelTracing,
+        streaming: bool,
+    ) -> None:
         self.model = model
         self._agent = agent
-        self._driver = driver
+        self._tools = tools
+        self._run_config = run_config
+        self._tracing = tracing
+        self._streaming = streaming
 
     @property
     def name(self) -> str:
@@ -145,18 +155,10 @@ class SdkModelBridge:
         return None  # the user's model outlives the run: they close it
 
     def _arguments(self, request: ModelRequest) -> tuple[list[Any], dict[str, Any]]:
-        driver = self._driver
-        tools, handoffs = driver.sdk_tools(self._agent, request.tools)
+        tools, handoffs = self._tools.sdk_tools(self._agent, request.tools)
         settings = self._agent.model_settings.resolve(
-            getattr(driver.run_config, "model_settings", None)
+            getattr(self._run_config, "model_settings", None)
         )
-        from loopwright.compat.openai_agents._impl.output import output_schema
-
-        tracing = ModelTracing.ENABLED
-        if driver.run_trace.disabled:
-            tracing = ModelTracing.DISABLED
-        elif not getattr(driver.run_config, "trace_include_sensitive_data", True):
-            tracing = ModelTracing.ENABLED_WITHOUT_DATA
         positional = [
             request.system or None,
             [i for m in request.messages for i in message_items(m)],
@@ -164,14 +166,14 @@ class SdkModelBridge:
             tools,
             output_schema(self._agent.output_type),
             handoffs,
-            tracing,
+            self._tracing,
         ]
         keywords = {"previous_response_id": None, "conversation_id": None, "prompt": None}
         return positional, keywords
 
     async def stream(self, request: ModelRequest) -> AsyncIterator[ModelEvent]:
         positional, keywords = self._arguments(request)
-        if not self._driver.streaming:
+        if not self._streaming:
             response = await self.model.get_response(*positional, **keywords)
             yield native_response(
                 list(response.output), response.usage, self.name, response.response_id
@@ -192,3 +194,12 @@ class SdkModelBridge:
         else:
             output, usage, response_id = state.done, None, None
         yield native_response(output, usage, self.name, response_id)
+
+
+def model_tracing(run_config: Any, disabled: bool) -> ModelTracing:
+    """The ``tracing`` a user's Model is told: off, on without the data, or on."""
+    if disabled:
+        return ModelTracing.DISABLED
+    if not getattr(run_config, "trace_include_sensitive_data", True):
+        return ModelTracing.ENABLED_WITHOUT_DATA
+    return ModelTracing.ENABLED

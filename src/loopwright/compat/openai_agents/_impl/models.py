@@ -14,9 +14,12 @@ from collections.abc import AsyncIterator
 from typing import Any
 
 from loopwright.compat._model_choice import MODEL_OVERRIDE_VARIABLE, choose_model
+from loopwright.compat.openai_agents._impl import native_sdk as over_native
 from loopwright.compat.openai_agents._impl.errors import UserError
 from loopwright.compat.openai_agents._impl.model_interface import Model as SdkModel
 from loopwright.models.base import Model
+from loopwright.models.openai_chat import OpenAIChatModel
+from loopwright.models.openai_responses import OpenAIResponsesModel as NativeResponsesModel
 from loopwright.models.registry import DEFAULT_OPENAI_MODEL
 from loopwright.session.assemble import resolve_model
 
@@ -45,8 +48,6 @@ class ClientModel(SdkModel):
         conversation_id: str | None = None,
         prompt: Any = None,
     ) -> Any:
-        from loopwright.compat.openai_agents._impl import native_sdk as over_native
-
         native = native_model(self)
         request = over_native.sdk_request(
             native, system_instructions, input, model_settings, tools, output_schema, handoffs
@@ -67,8 +68,6 @@ class ClientModel(SdkModel):
         conversation_id: str | None = None,
         prompt: Any = None,
     ) -> AsyncIterator[Any]:
-        from loopwright.compat.openai_agents._impl import native_sdk as over_native
-
         native = native_model(self)
         request = over_native.sdk_request(
             native, system_instructions, input, model_settings, tools, output_schema, handoffs
@@ -82,12 +81,8 @@ class ClientModel(SdkModel):
         key = getattr(client, "api_key", None) or None
         base_url = str(getattr(client, "base_url", "")) or None
         if self.wire == "openai-chat":
-            from loopwright.models.openai_chat import OpenAIChatModel
-
             return OpenAIChatModel(self.model, api_key=key, base_url=base_url)
-        from loopwright.models.openai_responses import OpenAIResponsesModel
-
-        return OpenAIResponsesModel(self.model, api_key=key or "unused", base_url=base_url)
+        return NativeResponsesModel(self.model, api_key=key or "unused", base_url=base_url)
 
 
 class OpenAIChatCompletionsModel(ClientModel):

@@ -16,10 +16,17 @@ from openai.types.responses.response_usage import InputTokensDetails, OutputToke
 
 from loopwright.compat.openai_agents._impl.context import Usage
 from loopwright.compat.openai_agents._impl.input import to_conversation
-from loopwright.compat.openai_agents._impl.items import ModelResponse
+from loopwright.compat.openai_agents._impl.items import ModelResponse, model_response
+from loopwright.compat.openai_agents._impl.output import output_schema as schema_of
 from loopwright.compat.openai_agents._impl.stream_events import EventTranslator
 from loopwright.messages import AssistantMessage
-from loopwright.models.base import Model, ModelRequest, ToolSpec, event_to_stream_dict
+from loopwright.models.base import (
+    Model,
+    ModelRequest,
+    ResponseFormat,
+    ToolSpec,
+    event_to_stream_dict,
+)
 from loopwright.models.base import ModelResponse as NativeResponse
 
 
@@ -32,9 +39,6 @@ def sdk_request(
     output_schema: Any,
     handoffs: list[Any],
 ) -> ModelRequest:
-    from loopwright.compat.openai_agents._impl.output import output_schema as schema_of
-    from loopwright.models.base import ResponseFormat
-
     items = [{"role": "user", "content": input}] if isinstance(input, str) else list(input)
     conversation = to_conversation(items)
     system = "\n\n".join([system_instructions or "", *conversation.system]).strip()
@@ -85,7 +89,6 @@ async def _final(native: Model, request: ModelRequest) -> NativeResponse:
 
 
 async def get_response(native: Model, request: ModelRequest) -> ModelResponse:
-    from loopwright.compat.openai_agents._impl.wrappers import model_response
 
     response = await _final(native, request)
     return model_response(response, sdk_usage(response), 1)
@@ -120,7 +123,6 @@ def _completed(response: NativeResponse, output: list[Any], sequence: int) -> An
 
 
 async def stream_response(native: Model, request: ModelRequest) -> AsyncIterator[Any]:
-    from loopwright.compat.openai_agents._impl.wrappers import model_response
 
     translator = EventTranslator()
     try:

@@ -10,12 +10,18 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
 
-from loopwright.compat.openai_agents._impl.agent import StopAtTools
 from loopwright.compat.openai_agents._impl.errors import ModelBehaviorError, UserError
 from loopwright.messages import ResultMessage, ToolResultBlock
 from loopwright.models.base import ResponseFormat
 
 TContext = TypeVar("TContext")
+
+
+@dataclass
+class StopAtTools:
+    """``tool_use_behavior``: stop when one of these tools is called; its output is final."""
+
+    stop_at_tool_names: list[str]
 
 
 class AgentOutputSchemaBase(abc.ABC):

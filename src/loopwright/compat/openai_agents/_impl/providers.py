@@ -14,6 +14,7 @@ from typing import Any, Literal
 
 from loopwright.compat._model_choice import MODEL_OVERRIDE_VARIABLE
 from loopwright.compat.openai_agents._impl.errors import UserError
+from loopwright.compat.openai_agents._impl.litellm import LitellmProvider
 from loopwright.compat.openai_agents._impl.model_interface import ModelProvider
 from loopwright.compat.openai_agents._impl.models import (
     OpenAIChatCompletionsModel,
@@ -75,7 +76,7 @@ class OpenAIProvider(ModelProvider):
         if self._client is not None:
             return self._client
         if self._api_key or self._base_url:
-            from openai import AsyncOpenAI
+            from openai import AsyncOpenAI  # the SDK client is slow to import: when asked
 
             self._client = AsyncOpenAI(api_key=self._api_key or "unused", base_url=self._base_url)
             return self._client
@@ -143,8 +144,6 @@ class MultiProvider(ModelProvider):
         if prefix == "openai":
             return self.openai_provider
         if prefix == "litellm":
-            from loopwright.compat.openai_agents._impl.litellm import LitellmProvider
-
             return LitellmProvider()
         raise UserError(
             f"no model provider for the prefix {prefix!r}; use 'openai/…' or 'litellm/…', or "

@@ -9,7 +9,10 @@ from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
-from loopwright.compat.openai_agents._impl.driver import Decision, RunDriver
+from openai.types.responses import ResponseFunctionToolCall, ResponseOutputMessage
+
+from loopwright.compat.openai_agents._impl.approvals import Decision
+from loopwright.compat.openai_agents._impl.driver import Resumption, RunDriver
 from loopwright.compat.openai_agents._impl.errors import (
     AgentsException,
     MaxTurnsExceeded,
@@ -28,6 +31,7 @@ from loopwright.compat.openai_agents._impl.stream_events import (
     EventTranslator,
 )
 from loopwright.messages import ResultMessage
+from loopwright.stores import SessionError, get_session_messages
 from loopwright.types import PermissionResultAllow
 
 T = TypeVar("T")
@@ -38,8 +42,6 @@ RESPONSE_PREFIX = "resp_"
 async def conversation_of(response_id: str) -> list[dict[str, Any]]:
     """The conversation a run ended with, read back from its stored session: the
     response id names the session, so it works in any process that shares the store."""
-    from loopwright.stores import SessionError, get_session_messages
-
     session_id = response_id.removeprefix(RESPONSE_PREFIX)
     try:
         messages = await get_session_messages(session_id, cwd=os.getcwd())
@@ -85,6 +87,9 @@ class RunResultBase:
         self.input = input
         self.final_output: Any = None
         self.last_response_id: str | None = None
+        # The Runner's session= (the run is stored there when it ends) and the new input.
+        self._session: Any = None
+        self._fresh_input: list[Any] = []
 
     @property
     def new_items(self) -> list[Any]:
@@ -203,9 +208,18 @@ class RunResultStreaming(RunResultBase):
         await self._driver_finish()
 
     async def _driver_finish(self) -> None:
-        from loopwright.compat.openai_agents._impl.runner import after_run
-
         await after_run(self)
+
+
+async def after_run(result: RunResultBase) -> None:
+    """Store the run in its session and tell the hooks the agent ended."""
+    driver = result._driver  # pyright: ignore[reportPrivateUsage]
+    session = result._session  # pyright: ignore[reportPrivateUsage]
+    if session is not None and not driver.interruptions:
+        fresh = result._fresh_input  # pyright: ignore[reportPrivateUsage]
+        await session.add_items([*fresh, *(i.to_input_item() for i in driver.new_items)])
+    if not driver.interruptions and driver.result is not None:
+        await driver.hooks.agent_ended(driver.current_agent, result.final_output)
 
 
 class RunState:
@@ -300,15 +314,18 @@ class RunState:
         live = self._driver
         if run.get("context") is None and live is not None:
             run["context"] = live.wrapper
-        driver = RunDriver(agent, list(self._data.get("original_input") or []), **run)
         # The resumed result reports the whole run, as that SDK does: earlier items first.
         earlier = live.new_items if live is not None else None
-        driver.new_items = list(earlier) if earlier is not None else _run_items(self._data, agent)
-        driver.decisions = dict(self._decisions)
-        driver.always = dict(self._always)
-        driver.cwd = str(self._data.get("cwd") or driver.cwd)
-        driver.resuming = (str(self._data["session_id"]), approvals)
-        return driver
+        resumption = Resumption(
+            str(self._data["session_id"]),
+            approvals,
+            list(earlier) if earlier is not None else _run_items(self._data, agent),
+            dict(self._decisions),
+            dict(self._always),
+            str(self._data.get("cwd") or "") or None,
+        )
+        original = list(self._data.get("original_input") or [])
+        return RunDriver(agent, original, resumption=resumption, **run)
 
 
 STATE_SCHEMA = "loopwright-2"
@@ -336,7 +353,6 @@ def _state_data(driver: RunDriver | None) -> dict[str, Any]:
 
 def _run_items(data: dict[str, Any], agent: Any) -> list[Any]:
     """Run items back from a state's JSON (messages, tool calls and their outputs)."""
-    from openai.types.responses import ResponseFunctionToolCall, ResponseOutputMessage
 
     items: list[Any] = []
     for raw in data.get("generated_items") or []:
@@ -353,7 +369,6 @@ def _run_items(data: dict[str, Any], agent: Any) -> list[Any]:
 
 
 def _approval_item(data: dict[str, Any]) -> ToolApprovalItem:
-    from openai.types.responses import ResponseFunctionToolCall
 
     call_id = str(data["call_id"])
     raw = ResponseFunctionToolCall(

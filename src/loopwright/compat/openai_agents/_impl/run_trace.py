@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from loopwright.compat.openai_agents._impl.output import output_schema
 from loopwright.compat.openai_agents._impl.tracing import (
     Span,
     Trace,
@@ -91,8 +92,6 @@ class RunTrace:
         self._close_turn()
         if self.agent is not None:
             self.agent.finish()
-        from loopwright.compat.openai_agents._impl.output import output_schema
-
         schema = output_schema(agent.output_type)
         self.agent = agent_span(
             agent.name,

@@ -6,14 +6,14 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-from loopwright.compat.openai_agents._impl.agent import Agent
 from loopwright.compat.openai_agents._impl.driver import DEFAULT_MAX_TURNS, RunDriver
 from loopwright.compat.openai_agents._impl.errors import UserError
+from loopwright.compat.openai_agents._impl.ports import AgentLike
 from loopwright.compat.openai_agents._impl.results import (
     RunResult,
-    RunResultBase,
     RunResultStreaming,
     RunState,
+    after_run,
     conversation_of,
 )
 
@@ -44,24 +44,13 @@ async def _prepared_input(
     return [*earlier, *new_items]
 
 
-async def after_run(result: RunResultBase) -> None:
-    """Store the run in its session and tell the hooks the agent ended."""
-    driver = result._driver  # pyright: ignore[reportPrivateUsage]
-    session = getattr(result, "_session", None)
-    if session is not None and not driver.interruptions:
-        fresh = getattr(result, "_fresh_input", [])
-        await session.add_items([*fresh, *(i.to_input_item() for i in driver.new_items)])
-    if not driver.interruptions and driver.result is not None:
-        await driver.agent_ended(driver.current_agent, result.final_output)
-
-
 class Runner:
     """Runs an agent to its final output: ``run`` (async), ``run_sync``, ``run_streamed``."""
 
     @classmethod
     async def run(
         cls,
-        starting_agent: Agent[Any],
+        starting_agent: AgentLike,
         input: str | list[Any] | RunState,
         *,
         context: Any = None,
@@ -102,8 +91,8 @@ class Runner:
                 streaming=False,
             )
             result = RunResult(driver, input)
-            result._session = session  # type: ignore[attr-defined]
-            result._fresh_input = _input_items(input)  # type: ignore[attr-defined]
+            result._session = session  # pyright: ignore[reportPrivateUsage]
+            result._fresh_input = _input_items(input)  # pyright: ignore[reportPrivateUsage]
             await driver.start()
         async for _ in driver.events():
             pass
@@ -113,7 +102,7 @@ class Runner:
 
     @classmethod
     def run_sync(
-        cls, starting_agent: Agent[Any], input: str | list[Any] | RunState, **kwargs: Any
+        cls, starting_agent: AgentLike, input: str | list[Any] | RunState, **kwargs: Any
     ) -> RunResult:
         """Blocking :meth:`run`; like the original, not for use inside a running event loop."""
         try:
@@ -130,7 +119,7 @@ class Runner:
     @classmethod
     def run_streamed(
         cls,
-        starting_agent: Agent[Any],
+        starting_agent: AgentLike,
         input: str | list[Any] | RunState,
         *,
         context: Any = None,
@@ -182,6 +171,6 @@ class Runner:
             streaming=True,
         )
         result = RunResultStreaming(placeholder, input, start)
-        result._session = session  # type: ignore[attr-defined]
-        result._fresh_input = _input_items(input) if input else []  # type: ignore[attr-defined]
+        result._session = session  # pyright: ignore[reportPrivateUsage]
+        result._fresh_input = _input_items(input) if input else []  # pyright: ignore[reportPrivateUsage]
         return result

@@ -22,8 +22,8 @@ from openai.types.responses import (
     ResponseTextDeltaEvent,
 )
 
-from loopwright.compat.openai_agents._impl.driver import Delivered
 from loopwright.compat.openai_agents._impl.items import function_call, output_message
+from loopwright.compat.openai_agents._impl.run_values import Delivered
 from loopwright.messages import AssistantMessage, StreamEvent
 
 

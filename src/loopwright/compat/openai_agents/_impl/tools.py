@@ -16,7 +16,12 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any, Literal, TypedDict, overload
 
-from loopwright.compat.openai_agents._impl.context import takes_run_context, without_run_context
+from loopwright.compat.openai_agents._impl.context import (
+    RunContextWrapper,
+    current_tool_context,
+    takes_run_context,
+    without_run_context,
+)
 from loopwright.messages import ImageBlock, TextBlock
 from loopwright.tools.base import FunctionTool as NativeFunctionTool
 from loopwright.tools.base import ToolContext as NativeToolContext
@@ -76,8 +81,6 @@ class FunctionTool:
 
     async def invoke(self, arguments: dict[str, Any]) -> Any:
         """The function's own return value (what ``tool_use_behavior`` functions see)."""
-        from loopwright.compat.openai_agents._impl.context import current_tool_context
-
         return await self.on_invoke_tool(current_tool_context(), json.dumps(arguments))
 
     async def call(self, input: dict[str, Any], ctx: NativeToolContext) -> ToolResult:
@@ -203,3 +206,18 @@ def _invoker(made: NativeFunctionTool) -> Callable[[Any, str], Awaitable[Any]]:
 
 def renamed(tool: FunctionTool, **changes: Any) -> FunctionTool:
     return dataclasses.replace(tool, **changes)
+
+
+async def tool_enabled(item: Any, context: RunContextWrapper[Any], agent: Any) -> bool:
+    enabled = getattr(item, "is_enabled", True)
+    if callable(enabled):
+        produced = enabled(context, agent)
+        enabled = await produced if inspect.isawaitable(produced) else produced
+    return bool(enabled)
+
+
+def result_text(result: ToolResult) -> str:
+    """A native tool result's text (what that SDK's hooks and guardrails see)."""
+    if isinstance(result.content, str):
+        return result.content
+    return "".join(getattr(b, "text", "") for b in result.content)
