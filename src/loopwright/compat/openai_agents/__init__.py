@@ -75,13 +75,14 @@ from loopwright.compat.openai_agents._impl.items import (
     ToolCallOutputItem,
     TResponseInputItem,
 )
+from loopwright.compat.openai_agents._impl.lifecycle import AgentHooks, RunHooks
 from loopwright.compat.openai_agents._impl.memory import (
     Session,
     SessionABC,
     SessionSettings,
     SQLiteSession,
 )
-from loopwright.compat.openai_agents._impl.memory_compaction import OpenAIResponsesCompactionSession
+from loopwright.compat.openai_agents._impl.memory_wrappers import OpenAIResponsesCompactionSession
 from loopwright.compat.openai_agents._impl.model_interface import Model, ModelProvider, ModelTracing
 from loopwright.compat.openai_agents._impl.models import (
     OpenAIChatCompletionsModel,
@@ -177,12 +178,7 @@ from loopwright.compat.openai_agents._impl.tracing import (
     trace,
     turn_span,
 )
-from loopwright.compat.openai_agents._impl.websocket import (
-    ResponsesWebSocketSession,
-    responses_websocket_session,
-)
-from loopwright.compat.openai_agents._lifecycle import AgentHooks, RunHooks
-from loopwright.compat.openai_agents._unsupported import (
+from loopwright.compat.openai_agents._impl.unsupported import (
     CodeInterpreterTool,
     ComputerTool,
     FileSearchTool,
@@ -190,6 +186,10 @@ from loopwright.compat.openai_agents._unsupported import (
     ImageGenerationTool,
     OpenAIConversationsSession,
     WebSearchTool,
+)
+from loopwright.compat.openai_agents._impl.websocket import (
+    ResponsesWebSocketSession,
+    responses_websocket_session,
 )
 
 Tool = FunctionTool

@@ -10,6 +10,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Generic, Literal, TypeVar
 
+from pydantic import TypeAdapter
+
 from loopwright.compat.openai_agents._impl.context import RunContextWrapper, current_tool_context
 from loopwright.compat.openai_agents._impl.errors import (
     AgentsException,
@@ -246,8 +248,6 @@ def _parameters_schema(parameters: Any) -> dict[str, Any]:
             "required": ["input"],
             "additionalProperties": False,
         }
-    from pydantic import TypeAdapter
-
     return TypeAdapter(parameters).json_schema()
 
 

@@ -9,6 +9,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from pydantic import TypeAdapter
+
 from loopwright.subagents.handoffs import default_tool_name
 
 
@@ -46,8 +48,6 @@ class Handoff:
         if self.on_handoff is None:
             return
         if self.input_type is not None:
-            from pydantic import TypeAdapter
-
             value = TypeAdapter(self.input_type).validate_json(json.dumps(arguments))
             produced = self.on_handoff(context, value)
         else:
@@ -71,8 +71,6 @@ def handoff(
 ) -> Handoff:
     schema = _EMPTY_SCHEMA
     if input_type is not None:
-        from pydantic import TypeAdapter
-
         schema = TypeAdapter(input_type).json_schema()
     description = (
         tool_description_override

@@ -205,7 +205,7 @@ def _file(part: Mapping[str, Any]) -> ContentBlock:
 
 
 def _pdf_text(raw: bytes) -> str:
-    from pypdf import PdfReader
+    from pypdf import PdfReader  # optional (the pdf extra): loaded when a PDF comes
 
     reader = PdfReader(io.BytesIO(raw))
     return "\n".join(page.extract_text() or "" for page in reader.pages)

@@ -19,6 +19,7 @@ from typing import Any
 from loopwright.compat.openai_agents._impl.errors import UserError
 from loopwright.mcp.client import McpManager
 from loopwright.mcp.config import HttpServerConfig
+from loopwright.mcp.errors import McpRequestError
 from loopwright.tools.base import Tool, ToolResult
 
 
@@ -135,7 +136,6 @@ class MCPServer:
         return await self._request(f"prompt {name!r}", fetch)
 
     async def _request(self, label: str, operation: Callable[[Any], Awaitable[Any]]) -> Any:
-        from loopwright.mcp.errors import McpRequestError
 
         self._native_tools()  # raises the "not connected" error
         assert self._manager is not None

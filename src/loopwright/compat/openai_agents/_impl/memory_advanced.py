@@ -17,7 +17,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from loopwright.compat.openai_agents._impl.memory import SessionABC, SessionSettings
+from loopwright.compat.openai_agents._impl.memory import SessionABC, SessionSettings, SQLiteSession
 
 MAIN = "main"
 
@@ -406,8 +406,6 @@ class AsyncSQLiteSession(SessionABC):
         messages_table: str = "agent_messages",
         session_settings: SessionSettings | None = None,
     ) -> None:
-        from loopwright.compat.openai_agents._impl.memory import SQLiteSession
-
         self.session_id = session_id
         self.session_settings = session_settings
         self._inner = SQLiteSession(

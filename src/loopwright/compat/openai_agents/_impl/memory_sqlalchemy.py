@@ -12,12 +12,12 @@ from typing import TYPE_CHECKING, Any
 from loopwright.compat.openai_agents._impl.errors import UserError
 from loopwright.compat.openai_agents._impl.memory import SessionABC, SessionSettings
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # sqlalchemy is optional: its types only for the checker
     from sqlalchemy.ext.asyncio import AsyncEngine
 
 
 def _sqlalchemy() -> Any:
-    try:
+    try:  # sqlalchemy is optional (the sqlalchemy extra): loaded when a session asks
         import sqlalchemy
         from sqlalchemy.ext import asyncio as sqlalchemy_asyncio
     except ImportError as exc:

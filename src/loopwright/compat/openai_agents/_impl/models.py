@@ -18,8 +18,6 @@ from loopwright.compat.openai_agents._impl import native_sdk as over_native
 from loopwright.compat.openai_agents._impl.errors import UserError
 from loopwright.compat.openai_agents._impl.model_interface import Model as SdkModel
 from loopwright.models.base import Model
-from loopwright.models.openai_chat import OpenAIChatModel
-from loopwright.models.openai_responses import OpenAIResponsesModel as NativeResponsesModel
 from loopwright.models.registry import DEFAULT_OPENAI_MODEL
 from loopwright.session.assemble import resolve_model
 
@@ -80,8 +78,13 @@ class ClientModel(SdkModel):
             return resolve_model(f"{self.wire}:{self.model}")
         key = getattr(client, "api_key", None) or None
         base_url = str(getattr(client, "base_url", "")) or None
+        # The provider modules load for the wire in use (start-up: ~20 ms of HTTP path).
         if self.wire == "openai-chat":
+            from loopwright.models.openai_chat import OpenAIChatModel
+
             return OpenAIChatModel(self.model, api_key=key, base_url=base_url)
+        from loopwright.models.openai_responses import OpenAIResponsesModel as NativeResponsesModel
+
         return NativeResponsesModel(self.model, api_key=key or "unused", base_url=base_url)
 
 

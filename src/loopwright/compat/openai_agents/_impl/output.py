@@ -10,6 +10,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
 
+from pydantic import TypeAdapter, ValidationError
+
 from loopwright.compat.openai_agents._impl.errors import ModelBehaviorError, UserError
 from loopwright.messages import ResultMessage, ToolResultBlock
 from loopwright.models.base import ResponseFormat
@@ -49,8 +51,6 @@ class AgentOutputSchema(AgentOutputSchemaBase):
     structured output answers with a JSON object."""
 
     def __init__(self, output_type: type[Any] | Any, strict_json_schema: bool = True) -> None:
-        from pydantic import TypeAdapter
-
         self.output_type = output_type
         self._adapter = TypeAdapter(output_type)
         schema = self._adapter.json_schema()
@@ -86,8 +86,6 @@ class AgentOutputSchema(AgentOutputSchemaBase):
         return self._strict
 
     def validate_json(self, json_str: str) -> Any:
-        from pydantic import ValidationError
-
         try:
             if not self._wrapped:
                 return self._adapter.validate_json(json_str)

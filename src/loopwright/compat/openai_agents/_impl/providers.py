@@ -14,7 +14,6 @@ from typing import Any, Literal
 
 from loopwright.compat._model_choice import MODEL_OVERRIDE_VARIABLE
 from loopwright.compat.openai_agents._impl.errors import UserError
-from loopwright.compat.openai_agents._impl.litellm import LitellmProvider
 from loopwright.compat.openai_agents._impl.model_interface import ModelProvider
 from loopwright.compat.openai_agents._impl.models import (
     OpenAIChatCompletionsModel,
@@ -144,6 +143,9 @@ class MultiProvider(ModelProvider):
         if prefix == "openai":
             return self.openai_provider
         if prefix == "litellm":
+            # Loaded when asked for: it brings the Chat Completions provider (start-up).
+            from loopwright.compat.openai_agents._impl.litellm import LitellmProvider
+
             return LitellmProvider()
         raise UserError(
             f"no model provider for the prefix {prefix!r}; use 'openai/…' or 'litellm/…', or "

@@ -10,7 +10,6 @@ from typing import Any
 
 from loopwright.compat.openai_agents._impl.hook_calls import LifecycleHooks
 from loopwright.compat.openai_agents._impl.items import ModelResponse, message_items
-from loopwright.compat.openai_agents._impl.litellm import LitellmNative
 from loopwright.compat.openai_agents._impl.model_bridge import SdkModelBridge
 from loopwright.compat.openai_agents._impl.output import response_format_of
 from loopwright.compat.openai_agents._impl.response_log import ResponseLog
@@ -19,11 +18,6 @@ from loopwright.compat.openai_agents._impl.span_data import GenerationSpanData, 
 from loopwright.compat.openai_agents._impl.tracing import Span
 from loopwright.models.base import Model, ModelEvent, ModelRequest, ModelWrapper
 from loopwright.models.base import ModelResponse as NativeResponse
-from loopwright.models.openai_chat import OpenAIChatModel
-from loopwright.models.openai_responses import OpenAIResponsesModel
-
-# The models that take an output_type as a JSON-schema answer format.
-_NATIVE_JSON = SdkModelBridge | OpenAIChatModel | OpenAIResponsesModel | LitellmNative
 
 
 @dataclass(frozen=True, slots=True)
@@ -51,7 +45,13 @@ class RunModel(ModelWrapper):
     def answers_in_json(self) -> bool:
         """Whether this model takes an ``output_type`` natively (a JSON-schema answer) rather
         than through loopwright's StructuredOutput tool."""
-        return isinstance(self._inner, _NATIVE_JSON)
+        # The provider modules load when a run uses one (start-up: ~20 ms of HTTP path).
+        from loopwright.compat.openai_agents._impl.litellm import LitellmNative
+        from loopwright.models.openai_chat import OpenAIChatModel
+        from loopwright.models.openai_responses import OpenAIResponsesModel
+
+        natives = SdkModelBridge | OpenAIChatModel | OpenAIResponsesModel | LitellmNative
+        return isinstance(self._inner, natives)
 
     async def stream(self, request: ModelRequest) -> AsyncIterator[ModelEvent]:
         scope, agent = self._scope, self._agent
@@ -82,6 +82,8 @@ class RunModel(ModelWrapper):
     def _span_kind(self) -> str:
         """That SDK's span for this model: a Responses model makes a response span, a
         user's Model its own spans, any other a generation span."""
+        from loopwright.models.openai_responses import OpenAIResponsesModel  # start-up
+
         if isinstance(self._inner, SdkModelBridge):
             return "none"
         return "response" if isinstance(self._inner, OpenAIResponsesModel) else "generation"

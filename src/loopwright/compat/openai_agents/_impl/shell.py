@@ -10,6 +10,7 @@ an interruption of the run. Skills of the environment are listed in the tool des
 from __future__ import annotations
 
 import inspect
+import json
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Literal, TypedDict
@@ -91,7 +92,6 @@ def ShellTool(
     """A function tool named ``shell`` that runs commands through ``executor``."""
 
     async def invoke(context: Any, arguments: str) -> str:
-        import json
 
         parsed = json.loads(arguments) if arguments else {}
         action = ShellActionRequest(list(parsed.get("commands") or []), parsed.get("timeout_ms"))

@@ -20,6 +20,7 @@ from datetime import UTC, datetime
 from types import TracebackType
 from typing import Any, TypedDict
 
+from loopwright import telemetry
 from loopwright.compat.openai_agents._impl.span_data import (
     AgentSpanData,
     CustomSpanData,
@@ -130,8 +131,6 @@ class _OtelSpan:
         self._manager: AbstractContextManager[Any] | None = None
 
     def start(self) -> None:
-        from loopwright import telemetry
-
         tracer = telemetry._get_tracer()  # pyright: ignore[reportPrivateUsage]
         if tracer is not None:
             manager = tracer.start_as_current_span(self._name, attributes=self._attributes)

@@ -8,9 +8,13 @@ from loopwright.compat.openai_agents._impl.memory_advanced import (
     AdvancedSQLiteSession,
     AsyncSQLiteSession,
 )
-from loopwright.compat.openai_agents._impl.memory_compaction import EncryptedSession
 from loopwright.compat.openai_agents._impl.memory_sqlalchemy import SQLAlchemySession
-from loopwright.compat.openai_agents._unsupported import DaprSession, MongoDBSession, RedisSession
+from loopwright.compat.openai_agents._impl.memory_wrappers import EncryptedSession
+from loopwright.compat.openai_agents._impl.unsupported import (
+    DaprSession,
+    MongoDBSession,
+    RedisSession,
+)
 
 __all__ = [
     "AdvancedSQLiteSession",

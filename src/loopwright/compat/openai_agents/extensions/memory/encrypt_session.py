@@ -1,6 +1,6 @@
 """``agents.extensions.memory.encrypt_session``."""
 
-from loopwright.compat.openai_agents._impl.memory_compaction import (
+from loopwright.compat.openai_agents._impl.memory_wrappers import (
     EncryptedEnvelope,
     EncryptedSession,
 )

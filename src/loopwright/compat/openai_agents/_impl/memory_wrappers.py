@@ -27,6 +27,7 @@ class EncryptedEnvelope(TypedDict):
 
 def _fernet(key: str | bytes, session_id: str) -> Any:
     try:
+        # cryptography is optional (the encryption extra): loaded when a session asks.
         from cryptography.fernet import Fernet
         from cryptography.hazmat.primitives import hashes
         from cryptography.hazmat.primitives.kdf.hkdf import HKDF
@@ -67,7 +68,7 @@ class EncryptedSession(SessionABC):
     def _unwrap(self, item: Any) -> dict[str, Any] | None:
         if not (isinstance(item, dict) and item.get("__enc__") == 1):
             return item  # type: ignore[return-value]
-        from cryptography.fernet import InvalidToken
+        from cryptography.fernet import InvalidToken  # optional, as above
 
         try:
             plain = self._cipher.decrypt(str(item["payload"]).encode("ascii"), ttl=self.ttl)
