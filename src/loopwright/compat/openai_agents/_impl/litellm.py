@@ -2,7 +2,7 @@
 real ``litellm`` package (the optional extra ``loopwright[litellm]``).
 
 Each model call of loopwright's loop becomes one ``litellm.acompletion`` in Chat Completions
-form (messages converted by loopwright's Chat Completions provider), and the completion
+form (the body built by loopwright's Chat Completions provider), and the completion
 becomes loopwright content blocks, so any provider LiteLLM reaches runs an agent here.
 """
 
@@ -18,7 +18,7 @@ from loopwright.compat.openai_agents._impl.model_interface import ModelProvider
 from loopwright.compat.openai_agents._impl.models import ClientModel
 from loopwright.messages import ContentBlock, TextBlock, ToolUseBlock, Usage
 from loopwright.models.base import Model, ModelEvent, ModelRequest, ModelResponse, TextDelta
-from loopwright.models.openai_chat import convert_messages
+from loopwright.models.openai_chat import OpenAIChatModel
 
 
 def _litellm() -> Any:
@@ -32,32 +32,28 @@ def _litellm() -> Any:
     return litellm
 
 
-def completion_body(request: ModelRequest, model: str) -> dict[str, Any]:
-    messages: list[dict[str, Any]] = []
-    if request.system:
-        messages.append({"role": "system", "content": request.system})
-    messages.extend(convert_messages(request.messages))
-    body: dict[str, Any] = {"model": model, "messages": messages}
-    if request.tools:
-        body["tools"] = [
-            {
-                "type": "function",
-                "function": {
-                    "name": t.name,
-                    "description": t.description,
-                    "parameters": t.input_schema,
-                },
-            }
-            for t in request.tools
-        ]
-    if request.max_tokens is not None:
-        body["max_tokens"] = request.max_tokens
-    if request.response_format is not None:
-        fmt = request.response_format
-        body["response_format"] = {
-            "type": "json_schema",
-            "json_schema": {"name": fmt.name, "schema": fmt.schema, "strict": fmt.strict},
-        }
+# A Chat Completions model that only builds request bodies (it never opens a connection):
+# litellm takes that API's body, so the model layer's translation serves here.
+_BODY_ONLY_URL = "http://litellm.invalid/v1"
+
+
+def chat_body_builder(model: str) -> OpenAIChatModel:
+    """Bodies as a compatible server takes them: ``max_tokens`` and no reasoning knobs,
+    which litellm maps per provider itself."""
+    return OpenAIChatModel(
+        model,
+        api_key="unused",
+        base_url=_BODY_ONLY_URL,
+        reasoning=False,
+        max_tokens_field="max_tokens",
+    )
+
+
+def completion_body(builder: OpenAIChatModel, request: ModelRequest) -> dict[str, Any]:
+    """One ``litellm.acompletion`` call's arguments: the Chat Completions body, unstreamed."""
+    body = builder.build_body(request)
+    body.pop("stream", None)
+    body.pop("stream_options", None)
     return body
 
 
@@ -103,6 +99,7 @@ class LitellmNative:
         self._model = model
         self._base_url = base_url
         self._api_key = api_key
+        self._bodies = chat_body_builder(model)
         _litellm()  # say what to install before the run starts
 
     @property
@@ -110,7 +107,7 @@ class LitellmNative:
         return self._model
 
     async def stream(self, request: ModelRequest) -> AsyncIterator[ModelEvent]:
-        body = completion_body(request, self._model)
+        body = completion_body(self._bodies, request)
         if self._base_url:
             body["base_url"] = self._base_url
         if self._api_key:
