@@ -104,7 +104,6 @@ from loopwright.compat.openai_agents._impl.providers import (
     set_default_openai_key,
 )
 from loopwright.compat.openai_agents._impl.results import (
-    RunConfig,
     RunResult,
     RunResultStreaming,
     RunState,
@@ -114,6 +113,7 @@ from loopwright.compat.openai_agents._impl.retry import (
     RetryDecision,
     retry_policies,
 )
+from loopwright.compat.openai_agents._impl.run_config import RunConfig
 from loopwright.compat.openai_agents._impl.runner import Runner
 from loopwright.compat.openai_agents._impl.shell import (
     ShellActionRequest,

@@ -37,6 +37,7 @@ from loopwright.compat.openai_agents._impl.native_agents import NativeAgents, Ru
 from loopwright.compat.openai_agents._impl.output import tool_use_stops
 from loopwright.compat.openai_agents._impl.ports import AgentLike
 from loopwright.compat.openai_agents._impl.response_log import ResponseLog
+from loopwright.compat.openai_agents._impl.run_config import RunConfig
 from loopwright.compat.openai_agents._impl.run_items import (
     assistant_run_items,
     tool_output_run_items,
@@ -90,7 +91,7 @@ class RunDriver:
         context: Any,
         max_turns: int,
         hooks: Any,
-        run_config: Any,
+        run_config: RunConfig,
         streaming: bool,
         resumption: Resumption | None = None,
     ) -> None:
@@ -111,7 +112,7 @@ class RunDriver:
         self.interruptions: list[ToolApprovalItem] = []
         self.approvals = Approvals(
             self.wrapper,
-            getattr(run_config, "tool_error_formatter", None),
+            run_config.tool_error_formatter,
             dict(resumption.decisions) if resumption else {},
             dict(resumption.always) if resumption else {},
         )

@@ -22,6 +22,7 @@ from loopwright.compat.openai_agents._impl.guardrails import (
     ToolOutputGuardrailTripwireTriggered,
 )
 from loopwright.compat.openai_agents._impl.output import final_output
+from loopwright.compat.openai_agents._impl.run_config import RunConfig
 from loopwright.compat.openai_agents._impl.run_trace import RunTrace
 from loopwright.compat.openai_agents._impl.tools import result_text
 from loopwright.guardrails import Guardrail, GuardrailInput, GuardrailVerdict
@@ -35,7 +36,7 @@ class GuardrailBridge:
         self,
         input_items: list[Any],
         context: RunContextWrapper[Any],
-        run_config: Any,
+        run_config: RunConfig,
         trace: RunTrace,
     ) -> None:
         self._input_items = input_items
@@ -48,7 +49,7 @@ class GuardrailBridge:
 
     def for_start(self, agent: Any) -> list[Guardrail]:
         config = self._run_config
-        guardrails = [*agent.input_guardrails, *(getattr(config, "input_guardrails", None) or [])]
+        guardrails = [*agent.input_guardrails, *(config.input_guardrails or [])]
         if not guardrails:
             return []
 
@@ -76,7 +77,7 @@ class GuardrailBridge:
 
     def output_of(self, agent: Any) -> list[Guardrail]:
         config = self._run_config
-        guardrails = [*agent.output_guardrails, *(getattr(config, "output_guardrails", None) or [])]
+        guardrails = [*agent.output_guardrails, *(config.output_guardrails or [])]
         if not guardrails:
             return []
 

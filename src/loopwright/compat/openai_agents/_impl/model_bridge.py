@@ -20,6 +20,7 @@ from loopwright.compat.openai_agents._impl.model_interface import Model as SdkMo
 from loopwright.compat.openai_agents._impl.model_interface import ModelTracing
 from loopwright.compat.openai_agents._impl.output import output_schema
 from loopwright.compat.openai_agents._impl.ports import SdkToolSource
+from loopwright.compat.openai_agents._impl.run_config import RunConfig
 from loopwright.messages import ContentBlock, TextBlock, ThinkingBlock, ToolUseBlock, Usage
 from loopwright.models.base import (
     ModelEvent,
@@ -136,7 +137,7 @@ class SdkModelBridge:
         model: SdkModel,
         agent: Any,
         tools: SdkToolSource,
-        run_config: Any,
+        run_config: RunConfig,
         tracing: ModelTracing,
         streaming: bool,
     ) -> None:
@@ -156,9 +157,7 @@ class SdkModelBridge:
 
     def _arguments(self, request: ModelRequest) -> tuple[list[Any], dict[str, Any]]:
         tools, handoffs = self._tools.sdk_tools(self._agent, request.tools)
-        settings = self._agent.model_settings.resolve(
-            getattr(self._run_config, "model_settings", None)
-        )
+        settings = self._agent.model_settings.resolve(self._run_config.model_settings)
         positional = [
             request.system or None,
             [i for m in request.messages for i in message_items(m)],
@@ -196,10 +195,10 @@ class SdkModelBridge:
         yield native_response(output, usage, self.name, response_id)
 
 
-def model_tracing(run_config: Any, disabled: bool) -> ModelTracing:
+def model_tracing(run_config: RunConfig, disabled: bool) -> ModelTracing:
     """The ``tracing`` a user's Model is told: off, on without the data, or on."""
     if disabled:
         return ModelTracing.DISABLED
-    if not getattr(run_config, "trace_include_sensitive_data", True):
+    if not run_config.trace_include_sensitive_data:
         return ModelTracing.ENABLED_WITHOUT_DATA
     return ModelTracing.ENABLED

@@ -23,6 +23,7 @@ from loopwright.compat.openai_agents._impl.output import output_format_for
 from loopwright.compat.openai_agents._impl.ports import PriorHistory
 from loopwright.compat.openai_agents._impl.providers import provided_model
 from loopwright.compat.openai_agents._impl.retry import max_retries_of
+from loopwright.compat.openai_agents._impl.run_config import RunConfig
 from loopwright.compat.openai_agents._impl.run_model import ModelScope, RunModel
 from loopwright.compat.openai_agents._impl.run_tool import RunTool, ToolScope
 from loopwright.compat.openai_agents._impl.tools import FunctionTool, tool_enabled
@@ -38,7 +39,7 @@ from loopwright.subagents.handoffs import handoff as native_handoff
 class RunSettings:
     """The Runner's arguments that shape every agent of the run."""
 
-    run_config: Any
+    run_config: RunConfig
     max_turns: int
     streaming: bool
     cwd: str
@@ -61,7 +62,7 @@ class NativeAgents:
 
     async def options(self, agent: Any, system_extra: Sequence[str]) -> Options:
         run = self.settings
-        settings = agent.model_settings.resolve(getattr(run.run_config, "model_settings", None))
+        settings = agent.model_settings.resolve(run.run_config.model_settings)
         warn_ignored("ModelSettings", settings.ignored())
         system = await agent.get_system_prompt(self.context) or ""
         if system_extra:
@@ -105,7 +106,7 @@ class NativeAgents:
 
     def run_model(self, agent: Any) -> RunModel:
         run_config = self.settings.run_config
-        config_model = getattr(run_config, "model", None)
+        config_model = run_config.model
         spec = provided_model(config_model if config_model is not None else agent.model, run_config)
         if isinstance(spec, SdkModel) and not isinstance(spec, ClientModel):
             tracing = model_tracing(run_config, self.model_scope.trace.disabled)
@@ -156,9 +157,7 @@ class NativeAgents:
         async def on_handoff(arguments: dict[str, Any]) -> None:
             await described.run_callback(self.context, arguments)
 
-        chosen_filter = described.input_filter or getattr(
-            self.settings.run_config, "handoff_input_filter", None
-        )
+        chosen_filter = described.input_filter or self.settings.run_config.handoff_input_filter
         input_filter = (
             history_filter(self.history, self.context, chosen_filter) if chosen_filter else None
         )

@@ -19,6 +19,7 @@ from loopwright.compat.openai_agents._impl.models import (
     OpenAIChatCompletionsModel,
     OpenAIResponsesModel,
 )
+from loopwright.compat.openai_agents._impl.run_config import RunConfig
 from loopwright.models.registry import DEFAULT_OPENAI_MODEL
 
 Api = Literal["responses", "chat_completions"]
@@ -160,12 +161,12 @@ class MultiProvider(ModelProvider):
         return (chosen or self._fallback(prefix)).get_model(name)
 
 
-def provided_model(spec: Any, run_config: Any) -> Any:
+def provided_model(spec: Any, run_config: RunConfig) -> Any:
     """What a model string names once the run's provider (or the defaults) look it up; a
     model object is returned as it is."""
     if spec is not None and not isinstance(spec, str):
         return spec
-    provider = getattr(run_config, "model_provider", None)
+    provider = run_config.model_provider
     if provider is not None and not isinstance(provider, MultiProvider | OpenAIProvider):
         return provider.get_model(spec)
     if os.environ.get(MODEL_OVERRIDE_VARIABLE, "").strip():

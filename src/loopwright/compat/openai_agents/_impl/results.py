@@ -6,7 +6,6 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import AsyncIterator
-from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 from openai.types.responses import ResponseFunctionToolCall, ResponseOutputMessage
@@ -54,29 +53,6 @@ async def conversation_of(response_id: str) -> list[dict[str, Any]]:
             "(result.to_input_list() + [new message])"
         )
     return [dict(item) for message in messages for item in message_items(message)]
-
-
-@dataclass
-class RunConfig:
-    model: Any = None
-    model_provider: Any = None
-    model_settings: Any = None
-    handoff_input_filter: Any = None
-    nest_handoff_history: bool = False
-    input_guardrails: list[Any] | None = None
-    output_guardrails: list[Any] | None = None
-    tracing_disabled: bool = False
-    tracing: dict[str, Any] | None = None  # {"include_task_and_turn_spans": False}
-    trace_include_sensitive_data: bool = True
-    workflow_name: str = "Agent workflow"
-    trace_id: str | None = None
-    group_id: str | None = None
-    trace_metadata: dict[str, Any] | None = None
-    session_input_callback: Any = None
-    call_model_input_filter: Any = None
-    tool_error_formatter: Any = None
-    session_settings: Any = None
-    extras: dict[str, Any] = field(default_factory=dict[str, Any])
 
 
 class RunResultBase:

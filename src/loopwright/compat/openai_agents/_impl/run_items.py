@@ -6,6 +6,8 @@ from __future__ import annotations
 from collections.abc import Collection, Mapping, Sequence
 from typing import Any
 
+from openai.types.responses import ResponseFunctionToolCall
+
 from loopwright.compat.openai_agents._impl.items import (
     HandoffCallItem,
     MessageOutputItem,
@@ -70,7 +72,8 @@ def tool_output_run_items(
 
 def _call_name(items: Sequence[Any], call_id: str) -> str | None:
     for item in reversed(items):
-        raw = getattr(item, "raw_item", None)
-        if getattr(raw, "call_id", None) == call_id:
-            return str(raw.name)  # type: ignore[union-attr]
+        if isinstance(item, ToolCallItem | HandoffCallItem):
+            raw = item.raw_item
+            if isinstance(raw, ResponseFunctionToolCall) and raw.call_id == call_id:
+                return raw.name
     return None

@@ -20,6 +20,7 @@ from __future__ import annotations
 from typing import Any
 
 from loopwright.compat.openai_agents._impl.output import output_schema
+from loopwright.compat.openai_agents._impl.run_config import RunConfig
 from loopwright.compat.openai_agents._impl.tracing import (
     Span,
     Trace,
@@ -39,20 +40,20 @@ from loopwright.compat.openai_agents._impl.tracing import (
 
 
 class RunTrace:
-    def __init__(self, run_config: Any) -> None:
-        disabled = bool(getattr(run_config, "tracing_disabled", False)) or tracing_disabled()
+    def __init__(self, run_config: RunConfig) -> None:
+        disabled = run_config.tracing_disabled or tracing_disabled()
         # RunConfig(trace_include_sensitive_data=False): spans without inputs and outputs.
-        self.include_data = bool(getattr(run_config, "trace_include_sensitive_data", True))
-        settings = getattr(run_config, "tracing", None) or {}
+        self.include_data = run_config.trace_include_sensitive_data
+        settings = run_config.tracing or {}
         self._task_and_turns = bool(settings.get("include_task_and_turn_spans", True))
         current = get_current_trace()
         self.own: Trace | None = None
         if current is None:
             self.own = Trace(
-                str(getattr(run_config, "workflow_name", None) or "Agent workflow"),
-                getattr(run_config, "trace_id", None),
-                getattr(run_config, "group_id", None),
-                getattr(run_config, "trace_metadata", None),
+                run_config.workflow_name or "Agent workflow",
+                run_config.trace_id,
+                run_config.group_id,
+                run_config.trace_metadata,
                 disabled=disabled,
                 otel=False,  # the run's own spans already reach OpenTelemetry (loopwright.run)
             )

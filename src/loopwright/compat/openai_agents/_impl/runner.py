@@ -16,6 +16,7 @@ from loopwright.compat.openai_agents._impl.results import (
     after_run,
     conversation_of,
 )
+from loopwright.compat.openai_agents._impl.run_config import RunConfig
 
 
 def _input_items(input: str | list[Any]) -> list[dict[str, Any]]:
@@ -27,7 +28,7 @@ def _input_items(input: str | list[Any]) -> list[dict[str, Any]]:
 
 
 async def _prepared_input(
-    input: str | list[Any], previous_response_id: str | None, session: Any, run_config: Any
+    input: str | list[Any], previous_response_id: str | None, session: Any, run_config: RunConfig
 ) -> list[dict[str, Any]]:
     new_items = _input_items(input)
     earlier: list[dict[str, Any]] = []
@@ -35,7 +36,7 @@ async def _prepared_input(
         earlier = await conversation_of(previous_response_id)
     if session is not None:
         stored = list(await session.get_items())
-        callback = getattr(run_config, "session_input_callback", None)
+        callback = run_config.session_input_callback
         if callback is not None:
             produced = callback(stored, new_items)
             combined = await produced if asyncio.iscoroutine(produced) else produced
@@ -56,13 +57,14 @@ class Runner:
         context: Any = None,
         max_turns: int = DEFAULT_MAX_TURNS,
         hooks: Any = None,
-        run_config: Any = None,
+        run_config: RunConfig | None = None,
         previous_response_id: str | None = None,
         auto_previous_response_id: bool = False,
         conversation_id: str | None = None,
         session: Any = None,
         error_handlers: Any = None,
     ) -> RunResult:
+        run_config = run_config or RunConfig()  # a run without one runs on the defaults
         if conversation_id is not None:
             raise UserError(
                 "conversation_id= names a conversation stored on OpenAI's servers; use a "
@@ -125,7 +127,7 @@ class Runner:
         context: Any = None,
         max_turns: int = DEFAULT_MAX_TURNS,
         hooks: Any = None,
-        run_config: Any = None,
+        run_config: RunConfig | None = None,
         previous_response_id: str | None = None,
         auto_previous_response_id: bool = False,
         conversation_id: str | None = None,
@@ -134,6 +136,7 @@ class Runner:
     ) -> RunResultStreaming:
         """Start a run whose events arrive through ``stream_events()``; ``final_output`` is
         set once the stream is exhausted."""
+        run_config = run_config or RunConfig()  # a run without one runs on the defaults
         if isinstance(input, RunState):
             driver = input.resumed_driver(
                 starting_agent,

@@ -220,4 +220,4 @@ def result_text(result: ToolResult) -> str:
     """A native tool result's text (what that SDK's hooks and guardrails see)."""
     if isinstance(result.content, str):
         return result.content
-    return "".join(getattr(b, "text", "") for b in result.content)
+    return "".join(b.text for b in result.content if isinstance(b, TextBlock))
