@@ -12,7 +12,11 @@ from typing import Any, Generic, Literal, TypeVar
 
 from pydantic import TypeAdapter
 
-from loopwright.compat.openai_agents._impl.context import RunContextWrapper, current_tool_context
+from loopwright.compat.openai_agents._impl.context import (
+    RunContextWrapper,
+    ToolContext,
+    current_tool_context,
+)
 from loopwright.compat.openai_agents._impl.errors import (
     AgentsException,
     MaxTurnsExceeded,
@@ -216,7 +220,7 @@ async def _streamed_tool_run(
     agent: Any, task: str, outer: Any, turns: int, on_stream: Callable[..., Any], name: str
 ) -> Any:
     streamed = Runner.run_streamed(agent, task, context=outer.context, max_turns=turns)
-    call = _ToolCallRef(getattr(outer, "tool_call_id", ""), name)
+    call = _ToolCallRef(outer.tool_call_id if isinstance(outer, ToolContext) else "", name)
     async for event in streamed.stream_events():
         produced = on_stream({"event": event, "agent": agent, "tool_call": call})
         if inspect.isawaitable(produced):

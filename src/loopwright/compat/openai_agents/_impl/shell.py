@@ -15,6 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Literal, TypedDict
 
+from loopwright.compat.openai_agents._impl.context import ToolContext
 from loopwright.compat.openai_agents._impl.tools import FunctionTool
 
 _SCHEMA: dict[str, Any] = {
@@ -95,7 +96,7 @@ def ShellTool(
 
         parsed = json.loads(arguments) if arguments else {}
         action = ShellActionRequest(list(parsed.get("commands") or []), parsed.get("timeout_ms"))
-        call_id = str(getattr(context, "tool_call_id", ""))
+        call_id = context.tool_call_id if isinstance(context, ToolContext) else ""
         request = ShellCommandRequest(context, ShellCallData(action, call_id))
         produced = executor(request)
         result = await produced if inspect.isawaitable(produced) else produced
