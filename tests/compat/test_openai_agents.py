@@ -267,7 +267,7 @@ async def test_an_agent_as_a_tool_runs_it_and_returns_its_final_output() -> None
 async def test_an_agent_without_a_model_prefers_openai_when_its_key_is_set(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    from loopwright.compat._openai_models import native_model
+    from loopwright.compat.openai_agents._impl.models import native_model
 
     monkeypatch.delenv("LOOPWRIGHT_MODEL", raising=False)
     monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-test")
@@ -283,3 +283,19 @@ async def test_run_sync_inside_an_event_loop_says_to_await_run_instead() -> None
     agent = Agent(name="a", model=ScriptedModel([text("never")]))
     with pytest.raises(RuntimeError, match=r"await Runner\.run"):
         Runner.run_sync(agent, "hi")
+
+
+async def test_a_duck_typed_loopwright_model_runs_an_agent() -> None:
+    # A user's own model with only name and stream (no base class) is adopted, as
+    # everywhere else in loopwright.
+    from loopwright.messages import TextBlock, Usage
+    from loopwright.models.base import ModelRequest, ModelResponse
+
+    class EchoModel:
+        name = "echo-1"
+
+        async def stream(self, request: ModelRequest) -> Any:
+            yield ModelResponse([TextBlock("echoed")], Usage(1, 1), "end_turn", self.name)
+
+    result = await Runner.run(Agent(name="echo", model=EchoModel()), "hi")
+    assert result.final_output == "echoed"

@@ -17,7 +17,6 @@ from openai.types.responses import (
     ResponseTextDeltaEvent,
 )
 
-from loopwright.compat import _openai_providers
 from loopwright.compat.openai_agents import (
     Agent,
     Model,
@@ -34,6 +33,7 @@ from loopwright.compat.openai_agents import (
     set_default_openai_api,
     set_default_openai_client,
 )
+from loopwright.compat.openai_agents._impl import providers as _openai_providers
 from loopwright.testing import text
 from loopwright.testing.fake_openai import FakeOpenAIServer
 

@@ -23,31 +23,25 @@ conversations and realtime/voice are not available; using them raises a ``UserEr
 says what to use instead.
 """
 
-from loopwright.compat._openai_agent import (
+from loopwright.compat.openai_agents._impl.agent import (
     Agent,
     AgentBase,
     ModelSettings,
     StopAtTools,
 )
-from loopwright.compat._openai_agent_errors import (
-    AgentsException,
-    MaxTurnsExceeded,
-    ModelBehaviorError,
-    UserError,
-)
-from loopwright.compat._openai_context import (
+from loopwright.compat.openai_agents._impl.context import (
     AgentHookContext,
     RunContextWrapper,
     ToolContext,
     Usage,
 )
-from loopwright.compat._openai_events import (
-    AgentUpdatedStreamEvent,
-    RawResponsesStreamEvent,
-    RunItemStreamEvent,
-    StreamEventType,
+from loopwright.compat.openai_agents._impl.errors import (
+    AgentsException,
+    MaxTurnsExceeded,
+    ModelBehaviorError,
+    UserError,
 )
-from loopwright.compat._openai_guardrails import (
+from loopwright.compat.openai_agents._impl.guardrails import (
     GuardrailFunctionOutput,
     InputGuardrail,
     InputGuardrailResult,
@@ -67,8 +61,8 @@ from loopwright.compat._openai_guardrails import (
     tool_input_guardrail,
     tool_output_guardrail,
 )
-from loopwright.compat._openai_handoffs import Handoff, HandoffInputData, handoff
-from loopwright.compat._openai_items import (
+from loopwright.compat.openai_agents._impl.handoffs import Handoff, HandoffInputData, handoff
+from loopwright.compat.openai_agents._impl.items import (
     HandoffCallItem,
     HandoffOutputItem,
     ItemHelpers,
@@ -81,21 +75,27 @@ from loopwright.compat._openai_items import (
     ToolCallOutputItem,
     TResponseInputItem,
 )
-from loopwright.compat._openai_memory import Session, SessionABC, SessionSettings, SQLiteSession
-from loopwright.compat._openai_memory_extra import OpenAIResponsesCompactionSession
-from loopwright.compat._openai_model_interface import Model, ModelProvider, ModelTracing
-from loopwright.compat._openai_models import (
+from loopwright.compat.openai_agents._impl.lifecycle import AgentHooks, RunHooks
+from loopwright.compat.openai_agents._impl.memory import (
+    Session,
+    SessionABC,
+    SessionSettings,
+    SQLiteSession,
+)
+from loopwright.compat.openai_agents._impl.memory_wrappers import OpenAIResponsesCompactionSession
+from loopwright.compat.openai_agents._impl.model_interface import Model, ModelProvider, ModelTracing
+from loopwright.compat.openai_agents._impl.models import (
     OpenAIChatCompletionsModel,
     OpenAIResponsesModel,
 )
-from loopwright.compat._openai_output import (
+from loopwright.compat.openai_agents._impl.output import (
     AgentOutputSchema,
     AgentOutputSchemaBase,
     FunctionToolResult,
     ToolErrorFormatterArgs,
     ToolsToFinalOutputResult,
 )
-from loopwright.compat._openai_providers import (
+from loopwright.compat.openai_agents._impl.providers import (
     MultiProvider,
     MultiProviderMap,
     OpenAIProvider,
@@ -103,15 +103,19 @@ from loopwright.compat._openai_providers import (
     set_default_openai_client,
     set_default_openai_key,
 )
-from loopwright.compat._openai_results import (
-    RunConfig,
+from loopwright.compat.openai_agents._impl.results import (
     RunResult,
     RunResultStreaming,
     RunState,
 )
-from loopwright.compat._openai_retry import ModelRetrySettings, RetryDecision, retry_policies
-from loopwright.compat._openai_runner import Runner
-from loopwright.compat._openai_shell import (
+from loopwright.compat.openai_agents._impl.retry import (
+    ModelRetrySettings,
+    RetryDecision,
+    retry_policies,
+)
+from loopwright.compat.openai_agents._impl.run_config import RunConfig
+from loopwright.compat.openai_agents._impl.runner import Runner
+from loopwright.compat.openai_agents._impl.shell import (
     ShellActionRequest,
     ShellCallOutcome,
     ShellCommandOutput,
@@ -120,7 +124,7 @@ from loopwright.compat._openai_shell import (
     ShellTool,
     ShellToolLocalSkill,
 )
-from loopwright.compat._openai_span_data import (
+from loopwright.compat.openai_agents._impl.span_data import (
     AgentSpanData,
     CustomSpanData,
     FunctionSpanData,
@@ -133,7 +137,13 @@ from loopwright.compat._openai_span_data import (
     TaskSpanData,
     TurnSpanData,
 )
-from loopwright.compat._openai_tools import (
+from loopwright.compat.openai_agents._impl.stream_events import (
+    AgentUpdatedStreamEvent,
+    RawResponsesStreamEvent,
+    RunItemStreamEvent,
+    StreamEventType,
+)
+from loopwright.compat.openai_agents._impl.tools import (
     FunctionTool,
     ToolOutputImage,
     ToolOutputImageDict,
@@ -141,7 +151,7 @@ from loopwright.compat._openai_tools import (
     ToolOutputTextDict,
     function_tool,
 )
-from loopwright.compat._openai_tracing import (
+from loopwright.compat.openai_agents._impl.tracing import (
     Span,
     SpanError,
     Trace,
@@ -168,12 +178,7 @@ from loopwright.compat._openai_tracing import (
     trace,
     turn_span,
 )
-from loopwright.compat._openai_websocket import (
-    ResponsesWebSocketSession,
-    responses_websocket_session,
-)
-from loopwright.compat.openai_agents._lifecycle import AgentHooks, RunHooks
-from loopwright.compat.openai_agents._unsupported import (
+from loopwright.compat.openai_agents._impl.unsupported import (
     CodeInterpreterTool,
     ComputerTool,
     FileSearchTool,
@@ -181,6 +186,10 @@ from loopwright.compat.openai_agents._unsupported import (
     ImageGenerationTool,
     OpenAIConversationsSession,
     WebSearchTool,
+)
+from loopwright.compat.openai_agents._impl.websocket import (
+    ResponsesWebSocketSession,
+    responses_websocket_session,
 )
 
 Tool = FunctionTool

@@ -1,12 +1,12 @@
 """``agents.decorators``: the decorators that make tools and guardrails."""
 
-from loopwright.compat._openai_guardrails import (
+from loopwright.compat.openai_agents._impl.guardrails import (
     input_guardrail,
     output_guardrail,
     tool_input_guardrail,
     tool_output_guardrail,
 )
-from loopwright.compat._openai_tools import function_tool
+from loopwright.compat.openai_agents._impl.tools import function_tool
 
 tool = function_tool
 

@@ -1,12 +1,12 @@
 """``agents.exceptions``."""
 
-from loopwright.compat._openai_agent_errors import (
+from loopwright.compat.openai_agents._impl.errors import (
     AgentsException,
     MaxTurnsExceeded,
     ModelBehaviorError,
     UserError,
 )
-from loopwright.compat._openai_guardrails import (
+from loopwright.compat.openai_agents._impl.guardrails import (
     InputGuardrailTripwireTriggered,
     OutputGuardrailTripwireTriggered,
     ToolInputGuardrailTripwireTriggered,

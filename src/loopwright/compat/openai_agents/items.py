@@ -1,6 +1,6 @@
 """``agents.items``."""
 
-from loopwright.compat._openai_items import (
+from loopwright.compat.openai_agents._impl.items import (
     HandoffCallItem,
     HandoffOutputItem,
     ItemHelpers,

@@ -1,5 +1,5 @@
 """``agents.lifecycle``."""
 
-from loopwright.compat.openai_agents._lifecycle import AgentHooks, RunHooks
+from loopwright.compat.openai_agents._impl.lifecycle import AgentHooks, RunHooks
 
 __all__ = ["AgentHooks", "RunHooks"]

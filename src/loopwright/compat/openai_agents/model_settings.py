@@ -1,5 +1,5 @@
 """``agents.model_settings``."""
 
-from loopwright.compat._openai_agent import ModelSettings
+from loopwright.compat.openai_agents._impl.agent import ModelSettings
 
 __all__ = ["ModelSettings"]

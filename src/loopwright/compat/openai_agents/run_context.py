@@ -1,5 +1,9 @@
 """``agents.run_context``."""
 
-from loopwright.compat._openai_context import AgentHookContext, RunContextWrapper, TContext
+from loopwright.compat.openai_agents._impl.context import (
+    AgentHookContext,
+    RunContextWrapper,
+    TContext,
+)
 
 __all__ = ["AgentHookContext", "RunContextWrapper", "TContext"]

@@ -1,5 +1,5 @@
 """``agents.run_state``."""
 
-from loopwright.compat._openai_results import RunState
+from loopwright.compat.openai_agents._impl.results import RunState
 
 __all__ = ["RunState"]

@@ -1,7 +1,7 @@
 """``agents.tool``."""
 
-from loopwright.compat._openai_shell import ShellOnApprovalFunctionResult, ShellTool
-from loopwright.compat._openai_tools import FunctionTool, function_tool
+from loopwright.compat.openai_agents._impl.shell import ShellOnApprovalFunctionResult, ShellTool
+from loopwright.compat.openai_agents._impl.tools import FunctionTool, function_tool
 
 Tool = FunctionTool
 

@@ -1,5 +1,5 @@
 """``agents.tool_context``."""
 
-from loopwright.compat._openai_context import ToolContext
+from loopwright.compat.openai_agents._impl.context import ToolContext
 
 __all__ = ["ToolContext"]

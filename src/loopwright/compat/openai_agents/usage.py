@@ -1,5 +1,5 @@
 """``agents.usage``."""
 
-from loopwright.compat._openai_context import Usage
+from loopwright.compat.openai_agents._impl.context import Usage
 
 __all__ = ["Usage"]

@@ -1,5 +1,5 @@
 """``agents.extensions.handoff_filters``."""
 
-from loopwright.compat._openai_handoffs import remove_all_tools
+from loopwright.compat.openai_agents._impl.handoffs import remove_all_tools
 
 __all__ = ["remove_all_tools"]

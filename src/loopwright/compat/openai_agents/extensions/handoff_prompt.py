@@ -1,6 +1,6 @@
 """``agents.extensions.handoff_prompt``."""
 
-from loopwright.compat._openai_handoffs import RECOMMENDED_PROMPT_PREFIX
+from loopwright.compat.openai_agents._impl.handoffs import RECOMMENDED_PROMPT_PREFIX
 
 
 def prompt_with_handoff_instructions(prompt: str) -> str:

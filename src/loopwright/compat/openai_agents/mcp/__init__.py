@@ -1,6 +1,6 @@
 """``agents.mcp``: MCP servers on loopwright's MCP client."""
 
-from loopwright.compat._openai_mcp import (
+from loopwright.compat.openai_agents._impl.mcp import (
     MCPServer,
     MCPServerManager,
     MCPServerSse,

@@ -1,6 +1,6 @@
 """``agents.mcp.util``."""
 
-from loopwright.compat._openai_mcp import (
+from loopwright.compat.openai_agents._impl.mcp import (
     MCPUtil,
     ToolFilterContext,
     ToolFilterStatic,

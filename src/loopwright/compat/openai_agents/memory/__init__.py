@@ -1,5 +1,10 @@
 """``agents.memory``."""
 
-from loopwright.compat._openai_memory import Session, SessionABC, SessionSettings, SQLiteSession
+from loopwright.compat.openai_agents._impl.memory import (
+    Session,
+    SessionABC,
+    SessionSettings,
+    SQLiteSession,
+)
 
 __all__ = ["SQLiteSession", "Session", "SessionABC", "SessionSettings"]

@@ -1,5 +1,5 @@
 """``agents.memory.session``."""
 
-from loopwright.compat._openai_memory import Session, SessionABC
+from loopwright.compat.openai_agents._impl.memory import Session, SessionABC
 
 __all__ = ["Session", "SessionABC"]

@@ -1,5 +1,5 @@
 """``agents.memory.session_settings``."""
 
-from loopwright.compat._openai_memory import SessionSettings
+from loopwright.compat.openai_agents._impl.memory import SessionSettings
 
 __all__ = ["SessionSettings"]

@@ -1,5 +1,5 @@
 """``agents.models.interface``."""
 
-from loopwright.compat._openai_model_interface import Model, ModelProvider, ModelTracing
+from loopwright.compat.openai_agents._impl.model_interface import Model, ModelProvider, ModelTracing
 
 __all__ = ["Model", "ModelProvider", "ModelTracing"]

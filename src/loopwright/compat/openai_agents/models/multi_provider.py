@@ -1,5 +1,5 @@
 """``agents.models.multi_provider``."""
 
-from loopwright.compat._openai_providers import MultiProvider, MultiProviderMap
+from loopwright.compat.openai_agents._impl.providers import MultiProvider, MultiProviderMap
 
 __all__ = ["MultiProvider", "MultiProviderMap"]

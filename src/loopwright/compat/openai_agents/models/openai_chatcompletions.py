@@ -1,5 +1,5 @@
 """``agents.models.openai_chatcompletions``."""
 
-from loopwright.compat._openai_models import OpenAIChatCompletionsModel
+from loopwright.compat.openai_agents._impl.models import OpenAIChatCompletionsModel
 
 __all__ = ["OpenAIChatCompletionsModel"]

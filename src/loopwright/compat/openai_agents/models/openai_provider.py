@@ -1,5 +1,5 @@
 """``agents.models.openai_provider``."""
 
-from loopwright.compat._openai_providers import OpenAIProvider
+from loopwright.compat.openai_agents._impl.providers import OpenAIProvider
 
 __all__ = ["OpenAIProvider"]

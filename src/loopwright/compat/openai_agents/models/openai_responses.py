@@ -1,5 +1,5 @@
 """``agents.models.openai_responses``."""
 
-from loopwright.compat._openai_models import OpenAIResponsesModel
+from loopwright.compat.openai_agents._impl.models import OpenAIResponsesModel
 
 __all__ = ["OpenAIResponsesModel"]

@@ -1,6 +1,6 @@
 """``agents.tracing``."""
 
-from loopwright.compat._openai_span_data import (
+from loopwright.compat.openai_agents._impl.span_data import (
     AgentSpanData,
     CustomSpanData,
     FunctionSpanData,
@@ -13,7 +13,7 @@ from loopwright.compat._openai_span_data import (
     TaskSpanData,
     TurnSpanData,
 )
-from loopwright.compat._openai_tracing import (
+from loopwright.compat.openai_agents._impl.tracing import (
     Span,
     SpanError,
     Trace,

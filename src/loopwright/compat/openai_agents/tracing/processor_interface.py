@@ -1,5 +1,5 @@
 """``agents.tracing.processor_interface``."""
 
-from loopwright.compat._openai_tracing import TracingProcessor
+from loopwright.compat.openai_agents._impl.tracing import TracingProcessor
 
 __all__ = ["TracingProcessor"]

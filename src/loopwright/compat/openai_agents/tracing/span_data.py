@@ -1,6 +1,6 @@
 """``agents.tracing.span_data``."""
 
-from loopwright.compat._openai_span_data import (
+from loopwright.compat.openai_agents._impl.span_data import (
     AgentSpanData,
     CustomSpanData,
     FunctionSpanData,

@@ -1,5 +1,5 @@
 """``agents.tracing.spans``."""
 
-from loopwright.compat._openai_tracing import Span, SpanError
+from loopwright.compat.openai_agents._impl.tracing import Span, SpanError
 
 __all__ = ["Span", "SpanError"]

@@ -1,5 +1,5 @@
 """``agents.tracing.traces``."""
 
-from loopwright.compat._openai_tracing import Trace
+from loopwright.compat.openai_agents._impl.tracing import Trace
 
 __all__ = ["Trace"]

@@ -4,10 +4,17 @@ SQLAlchemy's async engine; ``loopwright[sqlalchemy]``), ``AdvancedSQLiteSession`
 and Dapr sessions are not provided: making one raises a ``UserError`` that says what to use.
 """
 
-from loopwright.compat._openai_memory_advanced import AdvancedSQLiteSession, AsyncSQLiteSession
-from loopwright.compat._openai_memory_extra import EncryptedSession
-from loopwright.compat._openai_memory_sqlalchemy import SQLAlchemySession
-from loopwright.compat.openai_agents._unsupported import DaprSession, MongoDBSession, RedisSession
+from loopwright.compat.openai_agents._impl.memory_advanced import (
+    AdvancedSQLiteSession,
+    AsyncSQLiteSession,
+)
+from loopwright.compat.openai_agents._impl.memory_sqlalchemy import SQLAlchemySession
+from loopwright.compat.openai_agents._impl.memory_wrappers import EncryptedSession
+from loopwright.compat.openai_agents._impl.unsupported import (
+    DaprSession,
+    MongoDBSession,
+    RedisSession,
+)
 
 __all__ = [
     "AdvancedSQLiteSession",

@@ -1,5 +1,5 @@
 """``agents.extensions.memory.advanced_sqlite_session``."""
 
-from loopwright.compat._openai_memory_advanced import AdvancedSQLiteSession
+from loopwright.compat.openai_agents._impl.memory_advanced import AdvancedSQLiteSession
 
 __all__ = ["AdvancedSQLiteSession"]

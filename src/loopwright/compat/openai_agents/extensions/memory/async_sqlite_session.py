@@ -1,5 +1,5 @@
 """``agents.extensions.memory.async_sqlite_session``."""
 
-from loopwright.compat._openai_memory_advanced import AsyncSQLiteSession
+from loopwright.compat.openai_agents._impl.memory_advanced import AsyncSQLiteSession
 
 __all__ = ["AsyncSQLiteSession"]

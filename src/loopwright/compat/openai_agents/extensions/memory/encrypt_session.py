@@ -1,5 +1,8 @@
 """``agents.extensions.memory.encrypt_session``."""
 
-from loopwright.compat._openai_memory_extra import EncryptedEnvelope, EncryptedSession
+from loopwright.compat.openai_agents._impl.memory_wrappers import (
+    EncryptedEnvelope,
+    EncryptedSession,
+)
 
 __all__ = ["EncryptedEnvelope", "EncryptedSession"]

@@ -1,5 +1,5 @@
 """``agents.extensions.memory.redis_session`` (not provided: raises a UserError)."""
 
-from loopwright.compat.openai_agents._unsupported import RedisSession
+from loopwright.compat.openai_agents._impl.unsupported import RedisSession
 
 __all__ = ["RedisSession"]

@@ -1,5 +1,5 @@
 """``agents.extensions.memory.sqlalchemy_session``."""
 
-from loopwright.compat._openai_memory_sqlalchemy import SQLAlchemySession
+from loopwright.compat.openai_agents._impl.memory_sqlalchemy import SQLAlchemySession
 
 __all__ = ["SQLAlchemySession"]

@@ -1,5 +1,5 @@
 """``agents.extensions.models.litellm_model`` (needs ``loopwright[litellm]``)."""
 
-from loopwright.compat._openai_litellm import LitellmModel
+from loopwright.compat.openai_agents._impl.litellm import LitellmModel
 
 __all__ = ["LitellmModel"]

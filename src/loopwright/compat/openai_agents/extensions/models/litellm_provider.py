@@ -1,5 +1,5 @@
 """``agents.extensions.models.litellm_provider`` (needs ``loopwright[litellm]``)."""
 
-from loopwright.compat._openai_litellm import LitellmProvider
+from loopwright.compat.openai_agents._impl.litellm import LitellmProvider
 
 __all__ = ["LitellmProvider"]
