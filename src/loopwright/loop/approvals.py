@@ -2,7 +2,7 @@
 a later run (any process) answers them, runs what was approved and goes on.
 
 A deferred batch leaves no tool_result message: the transcript gets a pending record
-(``sessions.approvals``) holding the results of the calls that did run, and the run ends
+(``stores.approvals``) holding the results of the calls that did run, and the run ends
 ``pending_approval``. The next run of the session settles the batch before anything else:
 the answers are recorded first (so no call ever runs twice), the approved calls run under
 an :class:`ApprovalGate`, and once no call waits the batch's one tool_result message is
@@ -11,13 +11,15 @@ appended and the model is asked again.
 
 from __future__ import annotations
 
+import dataclasses
 import time
-from collections.abc import AsyncIterator, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
-from loopwright.loop.agents import apply_handoff, run_ended, tool_ended
-from loopwright.loop.steps import Finish
-from loopwright.loop.tool_turn import ToolTurn, tool_turn
+from loopwright.loop.guardrail_checks import tool_ended
+from loopwright.loop.handoffs import apply_handoff
+from loopwright.loop.steps import Ask, Finish, Prompt, RunTools, Settling, Then
+from loopwright.loop.tool_turn import ToolTurn
 from loopwright.messages import AssistantMessage, ContentBlock, Message, ToolUseBlock, UserMessage
 from loopwright.permissions.gate import PermissionGate
 from loopwright.permissions.rules import RuleSet
@@ -59,8 +61,8 @@ def pending_batch(
     return PendingBatch(last.uuid, waiting, (*before, *ran), tuple(denials))
 
 
-async def defer(session: Session, batch: PendingBatch) -> list[Message | Finish]:
-    """End the run with ``batch`` waiting: its record in the transcript, then the result."""
+def defer(session: Session, batch: PendingBatch) -> Then:
+    """End the run with ``batch`` waiting: its record in the transcript, then the end."""
     session.pending = batch
     record = batch.to_record()
     names = ", ".join(f"{c.tool_name} ({c.tool_use_id})" for c in batch.calls)
@@ -69,12 +71,12 @@ async def defer(session: Session, batch: PendingBatch) -> list[Message | Finish]
         f"{session.session_id}, or resume it with Options(approvals=...)"
     )
     pending = tuple(call.to_dict() for call in batch.calls)
-    return [record, Finish("pending_approval", "tool_use", (note,), pending=pending)]
+    return Then([record], Finish("pending_approval", "tool_use", (note,), pending=pending))
 
 
-async def settle(session: Session) -> AsyncIterator[Message | Finish]:
-    """Answer the waiting batch: run the approved calls, deny the denied ones; a Finish
-    (last) when calls still wait, else the batch's tool_result message has been appended."""
+def settle(session: Session, prompt: UserMessage | None) -> Then:
+    """Answer the waiting batch: the approvers' answers recorded first (so no call ever
+    runs twice), then a batch of the waiting calls under an :class:`ApprovalGate`."""
     batch = session.pending
     assert batch is not None
     last = session.conversation.last
@@ -82,35 +84,44 @@ async def settle(session: Session) -> AsyncIterator[Message | Finish]:
     decisions, session.approvals = session.approvals, {}
     rules = always_rules(decisions)
     _allow_for_session(session, rules)
-    yield answered_record({k: decision_dict(v) for k, v in decisions.items()}, rules)
+    record = answered_record({k: decision_dict(v) for k, v in decisions.items()}, rules)
     session.pending = None  # from here on, a crash closes these calls: never run twice
     gate = ApprovalGate(session.agent.gate, batch, decisions, ask_again=not decisions)
     waiting = [call for call in last.tool_calls if batch.call(call.id) is not None]
-    turn: ToolTurn | None = None
-    async for item in tool_turn(session, waiting, gate):
-        if isinstance(item, ToolTurn):
-            turn = item
-        else:
-            yield item
-    assert turn is not None
-    session.spend.add_denials(turn.denials)
+    return Then([record], RunTools(waiting, Settling(batch, gate, prompt)))
+
+
+async def settled(
+    session: Session, settling: Settling, calls: Sequence[ToolUseBlock], turn: ToolTurn
+) -> Then:
+    """After the waiting batch ran: it waits again when calls still wait; else its one
+    tool_result message is appended and the run goes on — with the prompt that came with
+    the answers, or by asking the model."""
+    batch = settling.batch
     if turn.deferred and turn.stop is None and turn.failed is None:
-        for item in await defer(session, pending_batch(session, waiting, turn, batch)):
-            yield item
-        return
+        waiting = defer(session, pending_batch(session, calls, turn, batch))
+        if settling.prompt is None:
+            return waiting
+        assert isinstance(waiting.step, Finish)
+        unsent = "the prompt was not sent: answer the calls that wait first"
+        ending = dataclasses.replace(waiting.step, errors=(*waiting.step.errors, unsent))
+        return Then(waiting.messages, ending)
+    last = session.conversation.last
+    assert isinstance(last, AssistantMessage)
     given = {r.tool_use_id: r for r in (*batch.results, *turn.results)}
     blocks: list[ContentBlock] = [given[c.id] for c in last.tool_calls if c.id in given]
-    yield await session.conversation.append(UserMessage(blocks, session.agent.parent_tool_use_id))
-    ended = tool_ended(turn.requests)  # an approved call's request, as after any batch
-    if ended is not None:
-        for item in run_ended(ended):
-            yield item
-        return
+    messages: list[Message] = [
+        await session.conversation.append(UserMessage(blocks, session.agent.parent_tool_use_id))
+    ]
+    # An approved call's request, as after any batch.
+    if (ended := tool_ended(turn.requests, messages)) is not None:
+        return ended
     if (switched := await apply_handoff(session, turn.requests)) is not None:
-        yield switched
+        messages.append(switched)
     ending = turn.stop or turn.failed
     if ending is not None:
-        yield ending
+        return Then(messages, ending)
+    return Then(messages, Prompt(settling.prompt) if settling.prompt else Ask("approved"))
 
 
 def decision_dict(decision: ApprovalDecision) -> dict[str, Any]:

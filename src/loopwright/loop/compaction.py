@@ -5,7 +5,7 @@ says the prompt is too long, and manual through a ``/compact [focus]`` prompt.
 from __future__ import annotations
 
 from loopwright.context.compaction import compact, should_compact
-from loopwright.loop.steps import Finish, RunState, result_message
+from loopwright.loop.steps import Finish, Then
 from loopwright.loop.work import interruptible
 from loopwright.messages import Message, SystemMessage, UserMessage
 from loopwright.session.session import Session
@@ -22,25 +22,24 @@ def manual_compact_focus(prompt: UserMessage) -> str | None:
     return text[len("/compact") :].strip()
 
 
-async def manual_compact(session: Session, run: RunState, focus: str) -> list[Message]:
-    """The run of a ``/compact`` prompt: the compaction's messages, then the result."""
+async def manual_compact(session: Session, focus: str) -> Then:
+    """The run of a ``/compact`` prompt: the compaction's messages, then its end."""
     try:
         messages = await compact_history(session, "manual", focus or None)
     except Exception as exc:  # the summariser is a model call: anything may fail
-        failed = Finish("error_during_execution", None, (f"compaction failed: {exc}",))
-        return [result_message(session, run, failed)]
+        return Then((), Finish("error_during_execution", None, (f"compaction failed: {exc}",)))
     shrank = any(
         isinstance(m, SystemMessage)
         and m.subtype == "compact_boundary"
         and m.data["post_tokens"] < m.data["pre_tokens"]
         for m in messages
     )
-    run.final_text.append(
+    said = (
         "Conversation compacted."
         if shrank
         else "Nothing to compact: the conversation is already shorter than a summary of it."
     )
-    return [*messages, result_message(session, run, Finish("success", "end_turn"))]
+    return Then(messages, Finish("success", "end_turn", text=said))
 
 
 async def compact_now(session: Session, tokens: int) -> list[Message]:

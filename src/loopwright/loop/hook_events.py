@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from loopwright.loop.steps import MAX_STOP_HOOK_BLOCKS, AskAgain, Finish, NextStep, RunState
+from loopwright.loop.steps import MAX_STOP_HOOK_BLOCKS, Ask, Finish, RunState, Then
 from loopwright.messages import Message, SystemMessage, TextBlock, UserMessage
 from loopwright.session.session import Session
 
@@ -57,26 +57,16 @@ async def submit_prompt(session: Session, prompt: UserMessage) -> Submitted:
     return Submitted(prompt, None, notices)
 
 
-async def stop_hook(
-    session: Session, run: RunState, finish: Finish
-) -> tuple[NextStep, list[Message]]:
+async def stop_hook(session: Session, run: RunState, finish: Finish) -> Then:
     """A Stop hook that blocks sends its reason back to the model and the run goes on."""
     parent_tool_use_id = session.agent.parent_tool_use_id
     event = "SubagentStop" if parent_tool_use_id else "Stop"
     active = run.stop_blocks > 0
     outcome, notices = await session.fire_hook(event, stop_hook_active=active)
     if outcome is None or not outcome.blocked:
-        run.stop_blocks = 0
-        return finish, notices
+        return Then(notices, finish)
     if run.stop_blocks >= MAX_STOP_HOOK_BLOCKS:
-        notices.append(
-            SystemMessage(
-                "informational",
-                {"message": f"{event} hooks blocked {MAX_STOP_HOOK_BLOCKS} times in a row; ending"},
-            )
-        )
-        return finish, notices
-    run.stop_blocks += 1
-    run.final_text.clear()  # that answer was not the last word
+        note = f"{event} hooks blocked {MAX_STOP_HOOK_BLOCKS} times in a row; ending"
+        return Then([*notices, SystemMessage("informational", {"message": note})], finish)
     reason = outcome.reason or "A Stop hook asked you to keep going."
-    return AskAgain(UserMessage(reason, parent_tool_use_id)), notices
+    return Then(notices, Ask("stop_hook_blocked", UserMessage(reason, parent_tool_use_id)))

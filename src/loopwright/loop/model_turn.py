@@ -1,18 +1,16 @@
-"""One model call: the request built from the Agent and the Conversation, the response
-streamed (deltas and retry notices go out as they arrive), and how the call ended."""
+"""One model call: the request built from the Agent and the Conversation, the work that
+streams the response (deltas and retry notices go out as they arrive), and how a call
+that gave no response ends the run."""
 
 from __future__ import annotations
 
 import time
-from collections.abc import AsyncIterator
-from dataclasses import dataclass
-from functools import partial
 
 from loopwright import telemetry
 from loopwright.errors import ModelError
 from loopwright.loop.steps import INTERRUPTED_BY_USER, Finish, RunState
-from loopwright.loop.work import Outbox, Running
-from loopwright.messages import AssistantMessage, Message, StreamEvent, SystemMessage
+from loopwright.loop.work import Ended, Outbox
+from loopwright.messages import AssistantMessage, StreamEvent, SystemMessage
 from loopwright.models.base import (
     ModelRequest,
     ModelResponse,
@@ -22,47 +20,26 @@ from loopwright.models.base import (
 from loopwright.session.session import Session
 
 
-@dataclass(frozen=True, slots=True)
-class ModelTurn:
-    """The response, or why there is none."""
-
-    response: ModelResponse | None
-    cancelled: bool = False
-    failure: BaseException | None = None
-
-    @property
-    def context_exceeded(self) -> bool:
-        failure = self.failure
-        return isinstance(failure, ModelError) and failure.kind == "context_window_exceeded"
-
-    def failed(self, interrupted: bool) -> Finish:
-        """How the run ends when the call gave no response."""
-        if self.cancelled or interrupted:
-            return INTERRUPTED_BY_USER
-        failure = self.failure
-        if isinstance(failure, ModelError):
-            return Finish(
-                "error_during_execution", None, (f"model error ({failure.kind}): {failure}",)
-            )
-        if failure is None:
-            return Finish(
-                "error_during_execution",
-                None,
-                ("the model's stream ended without a complete response",),
-            )
-        return Finish("error_during_execution", None, (f"{type(failure).__name__}: {failure}",))
+def context_exceeded(ended: Ended[ModelResponse | None]) -> bool:
+    """The provider said the prompt is too long for the model's window."""
+    failure = ended.failure
+    return isinstance(failure, ModelError) and failure.kind == "context_window_exceeded"
 
 
-async def model_turn(session: Session, run: RunState) -> AsyncIterator[Message | ModelTurn]:
-    """Ask the model once; yields the stream's messages, then the ModelTurn."""
-    request = build_request(session, run)
-    async with Running(session, partial(_ask, session=session, request=request)) as work:
-        while (message := await work.next()) is not None:
-            yield message
-    ended = work.ended()
-    if ended.value is not None:
-        session.spend.add_usage(ended.value.model, ended.value.usage)
-    yield ModelTurn(ended.value, ended.cancelled, ended.failure)
+def call_failed(ended: Ended[ModelResponse | None], interrupted: bool) -> Finish:
+    """How the run ends when the call gave no response."""
+    if ended.cancelled or interrupted:
+        return INTERRUPTED_BY_USER
+    failure = ended.failure
+    if isinstance(failure, ModelError):
+        return Finish("error_during_execution", None, (f"model error ({failure.kind}): {failure}",))
+    if failure is None:
+        return Finish(
+            "error_during_execution",
+            None,
+            ("the model's stream ended without a complete response",),
+        )
+    return Finish("error_during_execution", None, (f"{type(failure).__name__}: {failure}",))
 
 
 def build_request(session: Session, run: RunState) -> ModelRequest:
@@ -95,8 +72,12 @@ def assistant_message(session: Session, response: ModelResponse) -> AssistantMes
     )
 
 
-async def _ask(outbox: Outbox, *, session: Session, request: ModelRequest) -> ModelResponse | None:
-    """Stream one response inside a chat span; the API time counts in the Spend."""
+async def ask_model(
+    outbox: Outbox, *, session: Session, request: ModelRequest
+) -> ModelResponse | None:
+    """The work of one model call (run it with ``work.Running``): stream one response
+    inside a chat span, deltas and retry notices to the outbox; the API time and the
+    response's usage count in the Spend."""
     model = session.agent.model
     started = time.monotonic()
     attributes = {
@@ -115,6 +96,7 @@ async def _ask(outbox: Outbox, *, session: Session, request: ModelRequest) -> Mo
         finally:
             session.spend.add_api_seconds(time.monotonic() - started)
         if response is not None:
+            session.spend.add_usage(response.model, response.usage)
             telemetry.annotate(span, _response_attributes(response, model.name))
         return response
 

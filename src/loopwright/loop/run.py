@@ -5,55 +5,41 @@ tool calls or a limit is reached. Every run starts with an ``init`` system messa
 ends with exactly one ``ResultMessage``; limits and failures end the run with an error
 result that carries the partial transcript, never with an exception inside the stream.
 
-Each model response becomes a tagged next step (:class:`Finish`, :class:`RunTools`,
-:class:`AskAgain`) dispatched in one ``match`` in :func:`_run`, so the whole policy reads
-top to bottom; :func:`_ask` and :func:`_act` are its two halves.
+A run is a sequence of steps (:mod:`loopwright.loop.steps`) taken in one ``match`` in
+:func:`_run`, the only generator of the loop: the model call and the tool batch run as
+work whose messages it streams and whose end it reads after the block; every other part
+returns the messages it produced and the next step (a :class:`Then`).
 """
 
 from __future__ import annotations
 
 import asyncio
-import dataclasses
-from collections.abc import AsyncGenerator, AsyncIterator, Sequence
+from collections.abc import AsyncGenerator, AsyncIterator
+from functools import partial
 from typing import assert_never
 
 from loopwright import telemetry
-from loopwright.loop.agents import (
-    apply_handoff,
-    cancel_input_checks,
-    output_trip,
-    run_ended,
-    settle_input_checks,
-    start_input_checks,
-    tool_ended,
-    tripped,
-)
-from loopwright.loop.approvals import defer, pending_batch, settle
-from loopwright.loop.compaction import (
-    compact_now,
-    compaction_due,
-    manual_compact,
-    manual_compact_focus,
-)
-from loopwright.loop.decide import limit_reached, next_step, turns_exhausted
-from loopwright.loop.hook_events import stop_hook, submit_prompt
-from loopwright.loop.model_turn import ModelTurn, assistant_message, model_turn
+from loopwright.loop.guardrail_checks import cancel_input_checks, settle_input_checks
+from loopwright.loop.model_turn import ask_model, build_request
+from loopwright.loop.opening import first_step, submitted
 from loopwright.loop.steps import (
     INTERRUPTED_BY_USER,
-    AskAgain,
+    Ask,
     Finish,
-    NextStep,
+    InputChecks,
+    Prompt,
     RunState,
     RunTools,
+    Then,
+    advance,
     result_message,
 )
-from loopwright.loop.structured import structured_after_tools
-from loopwright.loop.tool_turn import ToolTurn, close_calls, orphans_closed, tool_turn
-from loopwright.messages import Message, ResultMessage, SystemMessage, ToolUseBlock, UserMessage
+from loopwright.loop.tool_turn import ToolBatch, orphans_closed
+from loopwright.loop.turn import after_tools, answered, before_asking
+from loopwright.loop.work import Running
+from loopwright.messages import Message, ResultMessage, SystemMessage, UserMessage
 from loopwright.session.conversation import TranscriptWriteError
 from loopwright.session.session import Session, init_data
-
-_STEPS = (Finish, RunTools, AskAgain)  # what _ask ends with, besides its messages
 
 
 async def agent_loop(session: Session, prompt: UserMessage | None) -> AsyncIterator[Message]:
@@ -63,69 +49,73 @@ async def agent_loop(session: Session, prompt: UserMessage | None) -> AsyncItera
     on from them without a new prompt. Each message is in the session's transcript
     before it is yielded, so a crash at any point loses nothing the consumer has seen.
     """
-    run = RunState()
-    turns = _run(session, prompt, run)
+    turns = _run(session, prompt)
     span = _start_run_span(session)
     result: ResultMessage | None = None
     try:
-        async for message in turns:
-            await session.conversation.record(message)
+        message = await anext(turns, None)
+        while message is not None:
+            try:
+                await session.conversation.record(message)
+            except TranscriptWriteError as exc:  # a full disk, a dropped database …
+                message = await _thrown(turns, exc)  # the run stops, saying why
+                continue  # (nothing more is recorded)
             result = message if isinstance(message, ResultMessage) else result
             yield message
-    except TranscriptWriteError as exc:  # a full disk, a dropped database connection …
-        await turns.aclose()
-        for closing in await _stop_unrecorded(session, run, exc):
-            result = closing if isinstance(closing, ResultMessage) else result
-            yield closing
+            message = await anext(turns, None)
     finally:
         await turns.aclose()
         session.interrupt_event.clear()  # an interrupt stops this run, never a later one
         _end_run_span(span, result)
 
 
-async def _run(
-    session: Session, prompt: UserMessage | None, run: RunState
-) -> AsyncGenerator[Message, None]:
+async def _run(session: Session, prompt: UserMessage | None) -> AsyncGenerator[Message, None]:
+    run = RunState()
+    checks: InputChecks | None = None
     session.spend.start_run()
-    yield SystemMessage("init", init_data(session))
-    for notice in session.take_pending_notices():
-        yield notice
-    going_on = True
-    async for item in _opening(session, run, prompt):
-        if isinstance(item, bool):
-            going_on = item
-        else:
-            yield item
-    if not going_on:
-        return
     try:
+        yield SystemMessage("init", init_data(session))
+        for notice in session.take_pending_notices():
+            yield notice
+        then = first_step(session, prompt)
         while True:
-            step: NextStep = INTERRUPTED_BY_USER
-            async for item in _ask(session, run):
-                if isinstance(item, _STEPS):
-                    step = item
-                else:
-                    yield item
+            for message in then.messages:
+                yield message
+            checks = then.input_checks or checks
+            step = then.step
+            run = advance(run, step)
             match step:
                 case Finish():
                     yield result_message(session, run, step)
                     return
-                case AskAgain(follow_up=follow_up, max_tokens=max_tokens, note=note):
-                    run.max_tokens_override = max_tokens or run.max_tokens_override
-                    if note:
-                        yield SystemMessage("informational", {"message": note})
-                    if follow_up is not None:
-                        yield await session.conversation.append(follow_up)
-                case RunTools(calls=calls):
-                    async for item in _act(session, run, calls):
-                        if isinstance(item, Finish):
-                            yield result_message(session, run, item)
-                            return
-                        yield item
+                case Prompt(prompt=prompt):
+                    then = await submitted(session, prompt)
+                case Ask():
+                    for message in await before_asking(session, step):
+                        yield message
+                    if session.interrupted:
+                        then = Then((), INTERRUPTED_BY_USER)
+                        continue
+                    call = partial(ask_model, session=session, request=build_request(session, run))
+                    async with Running(session, call) as work:
+                        while (message := await work.next()) is not None:
+                            yield message
+                    trip = await settle_input_checks(checks)  # beside the first call only
+                    checks = None
+                    then = await answered(session, run, work.ended(), trip)
+                case RunTools(calls=calls, settling=settling):
+                    if settling is None:
+                        session.spend.add_turn()
+                    batch = ToolBatch(session, calls, settling.gate if settling else None)
+                    async with Running(session, batch.run) as work:
+                        while (message := await work.next()) is not None:
+                            yield message
+                    then = await after_tools(session, run, step, batch.turn(work.ended()))
                 case _:
                     assert_never(step)
-    except TranscriptWriteError:
-        raise  # agent_loop stops the run: nothing more could be saved
+    except TranscriptWriteError as exc:  # thrown in by agent_loop: nothing more can be saved
+        for message in await _stop_unrecorded(session, run, exc):
+            yield message
     except Exception as exc:  # whatever breaks, the stream still ends with a result
         for message in await _crashed(session, run, exc):
             yield message
@@ -133,174 +123,14 @@ async def _run(
         await _answer_orphans(session)  # so the session can be resumed; then let it through
         raise
     finally:
-        cancel_input_checks(run.input_checks)
+        cancel_input_checks(checks)
 
 
-async def _ask(session: Session, run: RunState) -> AsyncIterator[Message | NextStep]:
-    """Compaction when due, one model call, and the step its response asks for (last)."""
-    conversation = session.conversation
-    if (tokens := compaction_due(session)) is not None:
-        for message in await compact_now(session, tokens):
-            yield message
-    if session.interrupted:
-        yield INTERRUPTED_BY_USER
-        return
-    turn = ModelTurn(None)
-    async for item in model_turn(session, run):
-        if isinstance(item, ModelTurn):
-            turn = item
-        else:
-            yield item
-    trip = await settle_input_checks(run.take_input_checks())
-    if trip is not None:  # the model's answer is not used
-        for item in tripped(trip):
-            yield item
-        return
-    if turn.response is None:
-        if turn.context_exceeded and not run.reactive_compaction_tried:
-            run.reactive_compaction_tried = True  # compact once and ask again
-            if (tokens := compaction_due(session, forced=True)) is not None:
-                for message in await compact_now(session, tokens):
-                    yield message
-            yield AskAgain()
-            return
-        yield turn.failed(session.interrupted)
-        return
-    step = next_step(session.agent, run, turn.response)
-    assistant = assistant_message(session, turn.response)
-    if not (isinstance(step, AskAgain) and not step.keep_response):
-        yield await conversation.append(assistant)
-        session.meter.record(turn.response.usage, conversation.messages)
-    limit = limit_reached(session.agent.options, session.spend.run)
-    if limit is not None:
-        if isinstance(step, RunTools):
-            reason = f"Not run: the run ended ({limit.subtype})."
-            yield await conversation.append(close_calls(session, step.calls, reason))
-        yield limit
-        return
-    if isinstance(step, Finish) and conversation.last is assistant and assistant.tool_calls:
-        # e.g. a tool call cut off twice: its call is answered before the run ends
-        yield await conversation.append(
-            close_calls(session, assistant.tool_calls, "Not run: the run ended.")
-        )
-    if isinstance(step, Finish) and step.subtype == "success":
-        step, notices = await stop_hook(session, run, step)
-        for message in notices:
-            yield message
-    if not isinstance(step, Finish):
-        yield step
-        return
-    for item in await _checked_answer(session, run, step):
-        yield item
-
-
-async def _act(
-    session: Session, run: RunState, calls: Sequence[ToolUseBlock]
-) -> AsyncIterator[Message | Finish]:
-    """Run one batch of tool calls; a Finish (last) when the run ends with it."""
-    conversation = session.conversation
-    if turns_exhausted(session.agent.options, run):
-        reason = "Not run: the maximum number of turns was reached."
-        yield await conversation.append(close_calls(session, calls, reason))
-        yield Finish("error_max_turns", "tool_use")
-        return
-    run.num_turns += 1
-    session.spend.add_turn()
-    run.final_text.clear()
-    turn: ToolTurn | None = None
-    async for item in tool_turn(session, calls):
-        if isinstance(item, ToolTurn):
-            turn = item
-        else:
-            yield item
-    assert turn is not None  # tool_turn always ends with its ToolTurn
-    session.spend.add_denials(turn.denials)
-    if turn.deferred and turn.stop is None and turn.failed is None and session.parent is None:
-        # Calls wait for a person: the run ends here, the other calls' results are kept.
-        # (A subagent cannot wait: its model reads that the call needs approval.)
-        for item in await defer(session, pending_batch(session, calls, turn, None)):
-            yield item
-        return
-    yield await conversation.append(turn.message)
-    for message in turn.notices:
-        yield message
-    ended = tool_ended(turn.requests)
-    if ended is not None:
-        for item in run_ended(ended):
-            yield item
-        return
-    switched = await apply_handoff(session, turn.requests)
-    if switched is not None:
-        yield switched
-    # In this order: a stop, then a valid structured answer, then a broken batch.
-    ending = (
-        turn.stop or structured_after_tools(session.agent, run, calls, turn.results) or turn.failed
-    )
-    if ending is not None:
-        for item in await _checked_answer(session, run, ending):
-            yield item
-
-
-async def _opening(
-    session: Session, run: RunState, prompt: UserMessage | None
-) -> AsyncIterator[Message | bool]:
-    """Calls that wait for approval settled, then the prompt in the conversation (or a
-    manual compaction); last, whether the run goes on to ask the model."""
-    if session.pending is not None or prompt is None:
-        async for item in _settle(session, prompt):
-            if isinstance(item, Finish):
-                yield result_message(session, run, item)
-                yield False
-                return
-            yield item
-    if prompt is None:
-        yield True
-        return
-    focus = manual_compact_focus(prompt)
-    if focus is not None:
-        for message in await manual_compact(session, run, focus):
-            yield message
-        yield False
-        return
-    submitted = await submit_prompt(session, prompt)
-    for message in submitted.notices:
-        yield message
-    if submitted.blocked is not None:
-        yield result_message(session, run, submitted.blocked)
-        yield False
-        return
-    yield await session.conversation.append(submitted.prompt)
-    session.checkpoint(submitted.prompt.uuid)
-    run.input_checks = start_input_checks(session.agent, submitted.prompt)
-    yield True
-
-
-async def _settle(session: Session, prompt: UserMessage | None) -> AsyncIterator[Message | Finish]:
-    """The waiting calls answered before the prompt; a Finish (last) when the run cannot
-    go on (calls still wait, or there is nothing to go on from)."""
-    if session.pending is None:
-        reason = (
-            f"nothing to go on from: session {session.session_id} has no calls waiting for "
-            "approval; send a prompt instead"
-        )
-        yield Finish("error_during_execution", None, (reason,))
-        return
-    async for item in settle(session):
-        if isinstance(item, Finish) and prompt is not None and item.subtype == "pending_approval":
-            unsent = "the prompt was not sent: answer the calls that wait first"
-            yield dataclasses.replace(item, errors=(*item.errors, unsent))
-            return
-        yield item
-
-
-async def _checked_answer(
-    session: Session, run: RunState, finish: Finish
-) -> list[Message | Finish]:
-    """A successful answer meets the output guardrails before the run ends with it."""
-    if finish.subtype != "success":
-        return [finish]
-    trip = await output_trip(session, run, finish)
-    return [finish] if trip is None else list(tripped(trip))
+async def _thrown(turns: AsyncGenerator[Message, None], exc: BaseException) -> Message | None:
+    try:
+        return await turns.athrow(exc)
+    except StopAsyncIteration:
+        return None
 
 
 async def _crashed(session: Session, run: RunState, exc: Exception) -> list[Message]:

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from loopwright.loop.steps import AskAgain, Finish, NextStep, RunState
+from loopwright.loop.steps import Ask, Finish, RunState, Step
 from loopwright.messages import ToolResultBlock, ToolUseBlock, UserMessage
 from loopwright.session.agent import Agent
 from loopwright.tools.structured_output import (
@@ -21,19 +21,19 @@ from loopwright.tools.structured_output import (
 
 def structured_from_answer(
     agent: Agent, fmt: OutputFormat, run: RunState, text: str, stop: str | None
-) -> NextStep:
+) -> Step:
     """The model ended without calling StructuredOutput: accept a valid JSON answer, else
     ask again, at most MAX_STRUCTURED_OUTPUT_RETRIES times."""
     value, errors = structured_from_text(fmt, text)
     if not errors:
         return Finish("success", stop or "end_turn", structured_output=value)
-    run.final_text.clear()  # a rejected answer is not part of the result
-    return structured_retry(agent, run, None)
+    return structured_retry(agent, run, None)  # the re-prompt ends the rejected answer
 
 
-def structured_retry(agent: Agent, run: RunState, errors: list[str] | None) -> NextStep:
-    run.structured_attempts += 1
-    if run.structured_attempts > MAX_STRUCTURED_OUTPUT_RETRIES:
+def structured_retry(agent: Agent, run: RunState, errors: list[str] | None) -> Ask | Finish:
+    """One more attempt (counted when taken), or the end once the retries are used up."""
+    attempt = run.structured_attempts + 1
+    if attempt > MAX_STRUCTURED_OUTPUT_RETRIES:
         return Finish(
             "error_max_structured_output_retries",
             None,
@@ -42,14 +42,17 @@ def structured_retry(agent: Agent, run: RunState, errors: list[str] | None) -> N
                 *(errors or ()),
             ),
         )
-    follow_up = reprompt_message(errors, run.structured_attempts)
-    return AskAgain(UserMessage(follow_up, agent.parent_tool_use_id) if errors is None else None)
+    if errors is not None:  # the error result already told the model what to fix
+        return Ask("structured_retry")
+    follow_up = reprompt_message(errors, attempt)
+    return Ask("structured_retry", UserMessage(follow_up, agent.parent_tool_use_id))
 
 
 def structured_after_tools(
     agent: Agent, run: RunState, calls: Sequence[ToolUseBlock], results: Sequence[ToolResultBlock]
-) -> Finish | None:
-    """After a batch: a successful StructuredOutput call ends the run with its value."""
+) -> Ask | Finish | None:
+    """After a batch: a successful StructuredOutput call ends the run with its value; a
+    failed one is an attempt (the model asked again, or the end once they are used up)."""
     if agent.output_format is None:
         return None
     for call, result in zip(calls, results, strict=True):
@@ -58,7 +61,5 @@ def structured_after_tools(
         value, errors = extract_structured(agent.output_format, call.input)
         if not result.is_error and not errors:
             return Finish("success", "tool_use", structured_output=value)
-        # The error result already told the model what to fix; count the attempt.
-        step = structured_retry(agent, run, errors or [result.text])
-        return step if isinstance(step, Finish) else None
+        return structured_retry(agent, run, errors or [result.text])
     return None

@@ -1,17 +1,17 @@
-"""One batch of tool calls: run under the gate (as its own task, so an interrupt can stop
-it), every call answered — by its result, or by why it has none."""
+"""One batch of tool calls: the work that runs them under the gate (as its own task, so an
+interrupt can stop it), and the turn it leaves — every call answered, by its result or by
+why it has none."""
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from functools import partial
 from typing import Any
 
 from loopwright.hooks.payloads import notice_messages
-from loopwright.loop.agents import guard_tools
+from loopwright.loop.guardrail_checks import guard_tools
 from loopwright.loop.steps import INTERRUPTED_BY_USER, INTERRUPTED_RESULT, Finish
-from loopwright.loop.work import Ended, Outbox, Running
+from loopwright.loop.work import Ended, Outbox
 from loopwright.messages import (
     AssistantMessage,
     ContentBlock,
@@ -44,36 +44,41 @@ class ToolTurn:
     requests: tuple[LoopRequest, ...] = ()
 
 
-async def tool_turn(
-    session: Session, calls: Sequence[ToolUseBlock], gate: ToolGate | None = None
-) -> AsyncIterator[Message | ToolTurn]:
-    """Run the calls (under ``gate``, the agent's by default); yields what tools emit
-    while they run, then the ToolTurn."""
-    # The executor fills this in as calls finish, so an interrupted batch keeps the
-    # results it already has.
-    outcome = BatchOutcome()
-    start = partial(
-        _execute, session=session, calls=calls, outcome=outcome, gate=gate or session.agent.gate
-    )
-    async with Running(session, start) as work:
-        while (message := await work.next()) is not None:
-            yield message
-    ended = work.ended()
-    for call_id, deferral in outcome.deferred.items():
-        note = f"Not run: it needs a person's approval ({deferral.message})."
-        outcome.results.setdefault(call_id, ToolResultBlock(call_id, note, is_error=True))
-    results = outcome.ordered(calls, _missing_result(ended, outcome))
-    report = session.agent.gate.end_batch()
-    yield ToolTurn(
-        results=results,
-        message=UserMessage(list(results), session.agent.parent_tool_use_id),
-        denials=outcome.denials,
-        notices=notice_messages(report.notices),
-        stop=_stop(session, ended, outcome, report.stop_reason),
-        failed=_failed(ended),
-        deferred=dict(outcome.deferred),
-        requests=outcome.ordered_requests(calls),
-    )
+class ToolBatch:
+    """One batch as work for ``work.Running``: :meth:`run` executes the calls (under
+    ``gate``, the agent's by default); :meth:`turn`, read after the work ended, is every
+    call's result — kept as calls finish, so an interrupted batch keeps what it has."""
+
+    def __init__(
+        self, session: Session, calls: Sequence[ToolUseBlock], gate: ToolGate | None = None
+    ) -> None:
+        self._session = session
+        self._calls = calls
+        self._gate = gate or session.agent.gate
+        self._outcome = BatchOutcome()
+
+    async def run(self, outbox: Outbox) -> None:
+        await _execute(
+            outbox, session=self._session, calls=self._calls, outcome=self._outcome, gate=self._gate
+        )
+
+    def turn(self, ended: Ended[None]) -> ToolTurn:
+        session, calls, outcome = self._session, self._calls, self._outcome
+        for call_id, deferral in outcome.deferred.items():
+            note = f"Not run: it needs a person's approval ({deferral.message})."
+            outcome.results.setdefault(call_id, ToolResultBlock(call_id, note, is_error=True))
+        results = outcome.ordered(calls, _missing_result(ended, outcome))
+        report = session.agent.gate.end_batch()
+        return ToolTurn(
+            results=results,
+            message=UserMessage(list(results), session.agent.parent_tool_use_id),
+            denials=outcome.denials,
+            notices=notice_messages(report.notices),
+            stop=_stop(session, ended, outcome, report.stop_reason),
+            failed=_failed(ended),
+            deferred=dict(outcome.deferred),
+            requests=outcome.ordered_requests(calls),
+        )
 
 
 def close_calls(session: Session, calls: Sequence[ToolUseBlock], reason: str) -> UserMessage:
