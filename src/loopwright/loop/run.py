@@ -73,6 +73,7 @@ async def _run(session: Session, prompt: UserMessage | None) -> AsyncGenerator[M
     run = RunState()
     checks: InputChecks | None = None
     session.spend.start_run()
+    ending: list[Message] = []
     try:
         yield SystemMessage("init", init_data(session))
         for notice in session.take_pending_notices():
@@ -88,8 +89,8 @@ async def _run(session: Session, prompt: UserMessage | None) -> AsyncGenerator[M
                 case Finish():
                     yield result_message(session, run, step)
                     return
-                case Prompt(prompt=prompt):
-                    then = await submitted(session, prompt)
+                case Prompt():
+                    then = await submitted(session, step.prompt)
                 case Ask():
                     for message in await before_asking(session, step):
                         yield message
@@ -113,17 +114,31 @@ async def _run(session: Session, prompt: UserMessage | None) -> AsyncGenerator[M
                     then = await after_tools(session, run, step, batch.turn(work.ended()))
                 case _:
                     assert_never(step)
-    except TranscriptWriteError as exc:  # thrown in by agent_loop: nothing more can be saved
-        for message in await _stop_unrecorded(session, run, exc):
-            yield message
-    except Exception as exc:  # whatever breaks, the stream still ends with a result
-        for message in await _crashed(session, run, exc):
-            yield message
     except asyncio.CancelledError:
         await _answer_orphans(session)  # so the session can be resumed; then let it through
         raise
+    except Exception as exc:  # whatever breaks, the stream still ends with a result
+        ending = await _ended_early(session, run, exc)
     finally:
         cancel_input_checks(checks)
+    for message in ending:
+        try:
+            yield message
+        except TranscriptWriteError as exc:  # thrown in by agent_loop: stop unrecorded
+            for closing in await _stop_unrecorded(session, run, exc):
+                yield closing  # (recording has stopped: nothing is thrown in again)
+            return
+
+
+async def _ended_early(session: Session, run: RunState, exc: Exception) -> list[Message]:
+    """A failure ended the run — or the transcript failed (a full disk, a dropped database
+    connection, thrown in by agent_loop or met on the way), and nothing more can be saved."""
+    if not isinstance(exc, TranscriptWriteError):
+        try:
+            return await _crashed(session, run, exc)
+        except TranscriptWriteError as unsaved:
+            exc = unsaved
+    return await _stop_unrecorded(session, run, exc)
 
 
 async def _thrown(turns: AsyncGenerator[Message, None], exc: BaseException) -> Message | None:
