@@ -70,6 +70,8 @@ async def agent_loop(session: Session, prompt: UserMessage | None) -> AsyncItera
 
 
 async def _run(session: Session, prompt: UserMessage | None) -> AsyncGenerator[Message, None]:
+    """The run as steps, each taken here: its counters advanced, its messages streamed,
+    its work (a model call, a batch) run and read back; until a Finish gives the result."""
     run = RunState()
     checks: InputChecks | None = None
     session.spend.start_run()
