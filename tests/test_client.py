@@ -49,9 +49,7 @@ async def wait_for_file(path: Path, timeout: float = 10.0) -> str:
 
 async def test_client_keeps_the_conversation_across_queries() -> None:
     model = ScriptedModel([text("first answer"), text("second answer")])
-    async with Client(
-        Options(permission_mode="bypassPermissions", model=model, tools=[])
-    ) as client:
+    async with Client(base_options(model, tools=[])) as client:
         await client.query("one")
         first = [m async for m in client.receive_response()]
         await client.query("two")
@@ -69,9 +67,7 @@ async def test_streaming_input_answers_each_message_in_one_session() -> None:
         yield "b"
 
     model = ScriptedModel([text("A"), text("B")])
-    result = await run(
-        prompts(), Options(permission_mode="bypassPermissions", model=model, tools=[])
-    )
+    result = await run(prompts(), base_options(model, tools=[]))
     assert result.result == "B"
     assert len(model.requests[1].messages) == 3
 
@@ -89,11 +85,7 @@ async def test_interrupt_mid_tool_answers_every_call_and_kills_the_child(tmp_pat
     command = f"sleep 60 & echo $! > {pid_file}; wait"
     model = ScriptedModel([tool_calls([("marker", {}), ("Bash", {"command": command})])])
     messages: list[Message] = []
-    async with Client(
-        Options(
-            permission_mode="bypassPermissions", model=model, tools=[marker, "Bash"], cwd=tmp_path
-        )
-    ) as client:
+    async with Client(base_options(model, tools=[marker, "Bash"], cwd=tmp_path)) as client:
         child_pid = -1
         await client.query("go")
         async for message in client.receive_response():
@@ -121,9 +113,7 @@ async def test_interrupt_while_the_model_streams_ends_with_interrupted() -> None
 
     from loopwright.testing import FunctionModel
 
-    async with Client(
-        Options(permission_mode="bypassPermissions", model=FunctionModel(slow_answer), tools=[])
-    ) as client:
+    async with Client(base_options(FunctionModel(slow_answer), tools=[])) as client:
         await client.query("go")
         messages = []
         async for message in client.receive_response():
@@ -140,9 +130,7 @@ async def test_cancelling_the_consumer_still_answers_pending_calls(tmp_path: Pat
     from loopwright.loop.run import agent_loop
     from loopwright.session.assemble import assemble_session as open_session
 
-    session = await open_session(
-        Options(permission_mode="bypassPermissions", model=model, tools=["Bash"], cwd=tmp_path)
-    )
+    session = await open_session(base_options(model, tools=["Bash"], cwd=tmp_path))
 
     async def consume() -> None:
         async for _ in agent_loop(session, UserMessage("go")):
@@ -159,9 +147,7 @@ async def test_cancelling_the_consumer_still_answers_pending_calls(tmp_path: Pat
 
 async def test_prompts_sent_while_a_response_runs_are_answered_in_order() -> None:
     model = ScriptedModel([text("first"), text("second")])
-    async with Client(
-        Options(permission_mode="bypassPermissions", model=model, tools=[])
-    ) as client:
+    async with Client(base_options(model, tools=[])) as client:
         await client.query("one")
         await client.query("two")
         first = [m async for m in client.receive_response()]
@@ -174,9 +160,7 @@ async def test_prompts_sent_while_a_response_runs_are_answered_in_order() -> Non
 
 async def test_set_model_switches_for_the_next_request() -> None:
     first, second = ScriptedModel([text("a")], name="m1"), ScriptedModel([text("b")], name="m2")
-    async with Client(
-        Options(permission_mode="bypassPermissions", model=first, tools=[])
-    ) as client:
+    async with Client(base_options(first, tools=[])) as client:
         await client.query("x")
         [m async for m in client.receive_response()]
         await client.set_model(second)
@@ -225,13 +209,7 @@ async def test_background_shells_are_killed_when_the_session_ends(tmp_path: Path
     )
     result = await run(
         "go",
-        Options(
-            permission_mode="bypassPermissions",
-            model=model,
-            tools=["Bash"],
-            cwd=tmp_path,
-            setting_sources=[],
-        ),
+        base_options(model, tools=["Bash"], cwd=tmp_path),
     )
     assert result.subtype == "success"
     pid = int(await wait_for_file(pid_file))
@@ -255,7 +233,7 @@ async def test_editing_the_callers_options_does_not_change_a_running_session() -
         return "ok"
 
     model = ScriptedModel([text("first"), tool_call("noop"), text("second")])
-    options = Options(permission_mode="bypassPermissions", model=model, tools=[noop], max_turns=5)
+    options = base_options(model, tools=[noop], max_turns=5)
     async with Client(options) as client:
         await client.query("one")
         [m async for m in client.receive_response()]

@@ -10,6 +10,7 @@ from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanE
 
 from loopwright import AgentDefinition, Options, run, tool
 from loopwright.testing import ScriptedModel, text, tool_call
+from support import base_options
 
 _EXPORTER = InMemorySpanExporter()
 
@@ -73,14 +74,7 @@ async def test_subagent_run_span_hangs_under_the_parent_run() -> None:
     )
     await run(
         "go",
-        Options(
-            model=model,
-            tools=[look, "Agent"],
-            agents={"reviewer": reviewer},
-            permission_mode="bypassPermissions",
-            setting_sources=[],
-            persist_session=False,
-        ),
+        base_options(model, tools=[look, "Agent"], agents={"reviewer": reviewer}),
     )
     runs = [s for s in _EXPORTER.get_finished_spans() if s.name == "invoke_agent loopwright"]
     assert len(runs) == 2

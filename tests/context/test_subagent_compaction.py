@@ -7,7 +7,7 @@ from dataclasses import replace
 from itertools import pairwise
 from pathlib import Path
 
-from loopwright import AgentDefinition, Options, query, tool
+from loopwright import AgentDefinition, query, tool
 from loopwright.context import summarise
 from loopwright.messages import (
     AssistantMessage,
@@ -20,6 +20,7 @@ from loopwright.messages import (
 )
 from loopwright.models.base import ModelRequest
 from loopwright.testing import FunctionModel, ScriptedModel, Step, text, tool_call
+from support import base_options
 
 
 async def test_a_subagents_compaction_keeps_its_task_statement() -> None:
@@ -68,13 +69,11 @@ async def test_a_subagent_compacting_its_context_keeps_its_task(tmp_path: Path) 
             )
         return text("done")
 
-    options = Options(
-        permission_mode="bypassPermissions",
-        model=FunctionModel(answer),
+    options = base_options(
+        FunctionModel(answer),
         cwd=tmp_path,
         tools=[peek, "Agent"],
         agents={"reviewer": reviewer},
-        setting_sources=[],
         context_window=4000,
     )
     messages = [m async for m in query("go", options)]

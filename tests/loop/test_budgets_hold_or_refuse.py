@@ -13,6 +13,7 @@ from loopwright.cost import price_of
 from loopwright.errors import ConfigurationError
 from loopwright.testing import ScriptedModel, text, tool_call
 from loopwright.testing.fake_openai import FakeOpenAIServer
+from support import base_options
 
 
 @pytest.fixture
@@ -28,14 +29,7 @@ def tool() -> Any:
 
 
 def options(model: Any, tools: list[Any], **extra: Any) -> Options:
-    return Options(
-        model=model,
-        tools=tools,
-        setting_sources=[],
-        persist_session=False,
-        permission_mode="bypassPermissions",
-        **extra,
-    )
+    return base_options(model, tools=tools, **extra)
 
 
 async def test_a_budget_on_a_model_without_a_price_fails_at_start_saying_how_to_price_it() -> None:

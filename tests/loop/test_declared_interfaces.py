@@ -42,6 +42,7 @@ from loopwright.tools.base import (
     ToolResult,
     ToolWrapper,
 )
+from support import base_options
 
 REQUEST = ModelRequest(model="m", system="", messages=[])
 
@@ -115,13 +116,7 @@ async def test_a_model_with_only_name_and_stream_runs_the_loop() -> None:
 
 async def test_a_tool_without_optional_members_is_called_by_the_loop() -> None:
     model = ScriptedModel([tool_call("shout", word="hey"), text("done")])
-    options = Options(
-        model=model,
-        setting_sources=[],
-        tools=[BareTool()],
-        permission_mode="bypassPermissions",
-        persist_session=False,
-    )
+    options = base_options(model, tools=[BareTool()])
     result = await run("go", options)
     assert result.result == "done"
     sent = model.requests[1].messages[-1].content

@@ -16,7 +16,7 @@ from loopwright.messages import (
     UserMessage,
 )
 from loopwright.testing import ScriptedModel, raw_tool_call, text, tool_call
-from support import collect, tool_results
+from support import base_options, collect, tool_results
 
 deleted: list[str] = []
 
@@ -50,12 +50,7 @@ async def test_subagent_runs_with_fresh_context_and_only_its_final_text_returns(
             text("The reviewer says a.py is fine."),
         ]
     )
-    options = Options(
-        permission_mode="bypassPermissions",
-        model=model,
-        tools=[look, delete, "Agent"],
-        agents={"reviewer": REVIEWER},
-    )
+    options = base_options(model, tools=[look, delete, "Agent"], agents={"reviewer": REVIEWER})
     messages = await collect("review a.py", options)
 
     agent_call = next(m for m in messages if isinstance(m, AssistantMessage)).tool_calls[0]
@@ -89,12 +84,7 @@ async def test_subagent_cannot_call_tools_outside_its_set() -> None:
             text("done"),
         ]
     )
-    options = Options(
-        permission_mode="bypassPermissions",
-        model=model,
-        tools=[look, delete, "Agent"],
-        agents={"reviewer": REVIEWER},
-    )
+    options = base_options(model, tools=[look, delete, "Agent"], agents={"reviewer": REVIEWER})
     messages = await collect("go", options)
     refused = [r for r in tool_results(messages) if "delete" in r.text and r.is_error]
     assert refused and deleted == []
@@ -135,12 +125,7 @@ async def test_structured_output_valid_first_time() -> None:
     model = ScriptedModel([tool_call("StructuredOutput", name="Ada", age=36)])
     result = await run(
         "who?",
-        Options(
-            permission_mode="bypassPermissions",
-            model=model,
-            tools=[],
-            output_format={"type": "json_schema", "schema": SCHEMA},
-        ),
+        base_options(model, tools=[], output_format={"type": "json_schema", "schema": SCHEMA}),
     )
     assert (result.subtype, result.structured_output) == ("success", {"name": "Ada", "age": 36})
 
@@ -155,12 +140,7 @@ async def test_structured_output_valid_after_two_invalid_attempts() -> None:
     )
     messages = await collect(
         "who?",
-        Options(
-            permission_mode="bypassPermissions",
-            model=model,
-            tools=[],
-            output_format={"type": "json_schema", "schema": SCHEMA},
-        ),
+        base_options(model, tools=[], output_format={"type": "json_schema", "schema": SCHEMA}),
     )
     result = messages[-1]
     assert isinstance(result, ResultMessage)
@@ -173,12 +153,7 @@ async def test_structured_output_never_valid_ends_with_retries_error() -> None:
     model = ScriptedModel([text("no json here")] * 6)
     result = await run(
         "who?",
-        Options(
-            permission_mode="bypassPermissions",
-            model=model,
-            tools=[],
-            output_format={"type": "json_schema", "schema": SCHEMA},
-        ),
+        base_options(model, tools=[], output_format={"type": "json_schema", "schema": SCHEMA}),
     )
     assert result.subtype == "error_max_structured_output_retries"
     model.assert_complete()
@@ -192,7 +167,7 @@ async def test_structured_output_from_a_pydantic_model() -> None:
     model = ScriptedModel([raw_tool_call("StructuredOutput", '{"name": "Lin", "age": 7}')])
     result = await run(
         "who?",
-        Options(permission_mode="bypassPermissions", model=model, tools=[], output_format=Person),
+        base_options(model, tools=[], output_format=Person),
     )
     assert result.structured_output == {"name": "Lin", "age": 7}
 
@@ -210,9 +185,7 @@ async def test_in_process_mcp_server_tools_run_through_the_loop() -> None:
     model = ScriptedModel([tool_call("mcp__calc__add", a=2, b=3), text("5")])
     messages = await collect(
         "2+3",
-        Options(
-            permission_mode="bypassPermissions", model=model, tools=[], mcp_servers={"calc": server}
-        ),
+        base_options(model, tools=[], mcp_servers={"calc": server}),
     )
     init = messages[0]
     assert isinstance(init, SystemMessage)
@@ -226,13 +199,7 @@ async def test_failed_mcp_server_is_reported_and_the_session_goes_on(tmp_path: P
     model = ScriptedModel([text("still here")])
     messages = await collect(
         "x",
-        Options(
-            permission_mode="bypassPermissions",
-            model=model,
-            tools=[],
-            mcp_servers={"gone": broken},
-            mcp_connect_timeout=10,
-        ),
+        base_options(model, tools=[], mcp_servers={"gone": broken}, mcp_connect_timeout=10),
     )
     init = messages[0]
     assert isinstance(init, SystemMessage) and init.data["mcp_servers"][0]["status"] == "failed"
@@ -255,13 +222,7 @@ async def test_tool_search_defers_mcp_tools_until_loaded() -> None:
     )
     messages = await collect(
         "weather?",
-        Options(
-            permission_mode="bypassPermissions",
-            model=model,
-            tools=[],
-            mcp_servers={"wx": server},
-            tool_search=True,
-        ),
+        base_options(model, tools=[], mcp_servers={"wx": server}, tool_search=True),
     )
     assert [t.name for t in model.requests[0].tools] == ["ToolSearch"]
     assert "mcp__wx__weather" in [t.name for t in model.requests[1].tools]
@@ -351,14 +312,8 @@ async def test_subagent_hooks_fire_around_the_subagent(tmp_path: Path) -> None:
     }
     await run(
         "go",
-        Options(
-            permission_mode="bypassPermissions",
-            model=model,
-            cwd=tmp_path,
-            tools=[look, "Agent"],
-            agents={"reviewer": REVIEWER},
-            hooks=hooks,
-            setting_sources=[],
+        base_options(
+            model, cwd=tmp_path, tools=[look, "Agent"], agents={"reviewer": REVIEWER}, hooks=hooks
         ),
     )
     assert events == [("SubagentStart", "reviewer"), ("SubagentStop", "reviewer")]
@@ -377,13 +332,8 @@ async def test_subagent_spends_only_what_the_parent_has_left() -> None:
         ],
         name="budget-test-model",
     )
-    options = Options(
-        permission_mode="bypassPermissions",
-        model=model,
-        tools=[look, "Agent"],
-        agents={"reviewer": REVIEWER},
-        max_budget_usd=25.0,
-        setting_sources=[],
+    options = base_options(
+        model, tools=[look, "Agent"], agents={"reviewer": REVIEWER}, max_budget_usd=25.0
     )
     messages = await collect("go", options)
     agent_result = next(
@@ -445,13 +395,7 @@ async def test_subagent_retries_reach_the_parent_stream_marked_as_its_own() -> N
             text("done"),
         ]
     )
-    options = Options(
-        permission_mode="bypassPermissions",
-        model=model,
-        tools=[look, "Agent"],
-        agents={"reviewer": REVIEWER},
-        setting_sources=[],
-    )
+    options = base_options(model, tools=[look, "Agent"], agents={"reviewer": REVIEWER})
     messages = await collect("go", options)
     retries = [m for m in messages if isinstance(m, SystemMessage) and m.subtype == "api_retry"]
     agent_call = next(m for m in messages if isinstance(m, AssistantMessage)).tool_calls[0]

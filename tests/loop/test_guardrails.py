@@ -7,6 +7,7 @@ from loopwright import Options, query, tool
 from loopwright.guardrails import Guardrail, GuardrailInput, GuardrailVerdict
 from loopwright.messages import Message, ResultMessage, SystemMessage, ToolResultBlock
 from loopwright.testing import ScriptedModel, text, tool_call
+from support import base_options
 
 calls: list[str] = []
 
@@ -19,14 +20,7 @@ def transfer(amount: int) -> str:
 
 
 def options(model: Any, guardrails: list[Guardrail], tools: list[Any] | None = None) -> Options:
-    return Options(
-        model=model,
-        tools=tools or [],
-        guardrails=guardrails,
-        setting_sources=[],
-        persist_session=False,
-        permission_mode="bypassPermissions",
-    )
+    return base_options(model, tools=tools or [], guardrails=guardrails)
 
 
 async def collect(prompt: str, opts: Options) -> list[Message]:

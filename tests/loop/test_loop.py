@@ -28,7 +28,7 @@ from loopwright.testing import (
     tool_call,
     tool_calls,
 )
-from support import collect, tool_results
+from support import base_options, collect, tool_results
 
 
 @tool(read_only=True)
@@ -39,9 +39,7 @@ def echo(value: str) -> str:
 
 async def test_stream_starts_with_init_and_ends_with_result() -> None:
     model = ScriptedModel([tool_call("echo", value="hi"), text("done")])
-    messages = await collect(
-        "go", Options(permission_mode="bypassPermissions", model=model, tools=[echo])
-    )
+    messages = await collect("go", base_options(model, tools=[echo]))
     assert isinstance(messages[0], SystemMessage) and messages[0].subtype == "init"
     assert messages[0].data["tools"] == ["echo"]
     result = messages[-1]
@@ -62,7 +60,7 @@ async def test_stream_starts_with_init_and_ends_with_result() -> None:
 
 async def test_the_model_sees_tool_results_in_its_next_request() -> None:
     model = ScriptedModel([tool_call("echo", value="ping"), text("done")])
-    await collect("go", Options(permission_mode="bypassPermissions", model=model, tools=[echo]))
+    await collect("go", base_options(model, tools=[echo]))
     last = model.requests[1].messages[-1]
     assert isinstance(last, UserMessage)
     assert tool_results([last])[0].content == "ping"
@@ -70,17 +68,13 @@ async def test_the_model_sees_tool_results_in_its_next_request() -> None:
 
 async def test_max_turns_counts_only_tool_use_turns() -> None:
     model = ScriptedModel([tool_call("echo", value="1"), tool_call("echo", value="2"), text("ok")])
-    result = await run(
-        "go", Options(permission_mode="bypassPermissions", model=model, tools=[echo], max_turns=2)
-    )
+    result = await run("go", base_options(model, tools=[echo], max_turns=2))
     assert (result.subtype, result.num_turns) == ("success", 2)
 
 
 async def test_max_turns_ends_with_error_and_answers_the_pending_call() -> None:
     model = ScriptedModel([tool_call("echo", value="1"), tool_call("echo", value="2")])
-    messages = await collect(
-        "go", Options(permission_mode="bypassPermissions", model=model, tools=[echo], max_turns=1)
-    )
+    messages = await collect("go", base_options(model, tools=[echo], max_turns=1))
     result = messages[-1]
     assert isinstance(result, ResultMessage)
     assert (result.subtype, result.is_error, result.num_turns) == ("error_max_turns", True, 1)
@@ -94,7 +88,7 @@ async def test_budget_limit_ends_the_run_with_partial_transcript() -> None:
     model = ScriptedModel([tool_call("echo", value="1"), text("never")], name="priced-test-model")
     messages = await collect(
         "go",
-        Options(permission_mode="bypassPermissions", model=model, tools=[echo], max_budget_usd=1.0),
+        base_options(model, tools=[echo], max_budget_usd=1.0),
     )
     result = messages[-1]
     assert isinstance(result, ResultMessage)
@@ -106,7 +100,7 @@ async def test_budget_limit_ends_the_run_with_partial_transcript() -> None:
 
 async def test_unknown_model_price_is_none_not_a_guess() -> None:
     model = ScriptedModel([text("hi")], name="some-unpriced-model")
-    result = await run("go", Options(permission_mode="bypassPermissions", model=model, tools=[]))
+    result = await run("go", base_options(model, tools=[]))
     assert result.total_cost_usd is None
     assert result.model_usage["some-unpriced-model"]["cost_usd"] is None
 
@@ -116,23 +110,21 @@ async def test_task_budget_is_enforced_locally() -> None:
     model = ScriptedModel([tool_call("echo", value="1").with_(usage=big), text("never")])
     result = await run(
         "go",
-        Options(permission_mode="bypassPermissions", model=model, tools=[echo], task_budget=1000),
+        base_options(model, tools=[echo], task_budget=1000),
     )
     assert result.subtype == "error_max_tokens_budget"
 
 
 async def test_provider_error_becomes_error_result() -> None:
     model = ScriptedModel([error("boom", kind="invalid_request", status_code=400)])
-    result = await run("go", Options(permission_mode="bypassPermissions", model=model, tools=[]))
+    result = await run("go", base_options(model, tools=[]))
     assert result.subtype == "error_during_execution"
     assert "boom" in result.errors[0]
 
 
 async def test_script_overrun_fails_loudly() -> None:
     model = ScriptedModel([tool_call("echo", value="1")])
-    result = await run(
-        "go", Options(permission_mode="bypassPermissions", model=model, tools=[echo])
-    )
+    result = await run("go", base_options(model, tools=[echo]))
     assert result.subtype == "error_during_execution"
     assert "script has 1 steps" in result.errors[0]
     with pytest.raises(Exception, match="called 2 times"):
@@ -145,9 +137,7 @@ async def test_raise_on_error_raises_after_the_result_was_yielded() -> None:
     with pytest.raises(ResultError, match="error_during_execution"):
         async for message in query(
             "go",
-            Options(
-                permission_mode="bypassPermissions", model=model, tools=[], raise_on_error=True
-            ),
+            base_options(model, tools=[], raise_on_error=True),
         ):
             seen.append(message)
     assert isinstance(seen[-1], ResultMessage)
@@ -180,9 +170,7 @@ async def test_bad_tool_calls_become_error_results_and_the_loop_goes_on() -> Non
             text("recovered"),
         ]
     )
-    messages = await collect(
-        "go", Options(permission_mode="bypassPermissions", model=model, tools=[echo, explode, hang])
-    )
+    messages = await collect("go", base_options(model, tools=[echo, explode, hang]))
     results = tool_results(messages)
     assert [r.is_error for r in results] == [True] * 6
     assert "no tool named 'missing_tool'" in results[0].text
@@ -226,9 +214,7 @@ async def test_read_only_calls_overlap_and_mutating_calls_do_not() -> None:
         ("change", {"name": "w2"}),
     ]
     model = ScriptedModel([tool_calls(calls), text("done")])
-    messages = await collect(
-        "go", Options(permission_mode="bypassPermissions", model=model, tools=[look, change])
-    )
+    messages = await collect("go", base_options(model, tools=[look, change]))
 
     def overlap(a: str, b: str) -> bool:
         return spans[a][0] < spans[b][1] and spans[b][0] < spans[a][1]
@@ -247,9 +233,7 @@ async def test_results_keep_the_models_order_when_later_calls_finish_first() -> 
         return str(ms)
 
     model = ScriptedModel([tool_calls([("wait", {"ms": 60}), ("wait", {"ms": 1})]), text("x")])
-    messages = await collect(
-        "go", Options(permission_mode="bypassPermissions", model=model, tools=[wait])
-    )
+    messages = await collect("go", base_options(model, tools=[wait]))
     results = tool_results(messages)
     assert [r.text for r in results] == ["60", "1"]
     assistant = next(m for m in messages if isinstance(m, AssistantMessage))
@@ -260,12 +244,7 @@ async def test_partial_messages_stream_text_and_tool_input() -> None:
     model = ScriptedModel([tool_call("echo", value="x"), text("two words")])
     messages = await collect(
         "go",
-        Options(
-            permission_mode="bypassPermissions",
-            model=model,
-            tools=[echo],
-            include_partial_messages=True,
-        ),
+        base_options(model, tools=[echo], include_partial_messages=True),
     )
     events = [m.event for m in messages if isinstance(m, StreamEvent)]
     assert {
@@ -279,16 +258,14 @@ async def test_partial_messages_stream_text_and_tool_input() -> None:
         isinstance(m, StreamEvent)
         for m in await collect(
             "go",
-            Options(
-                permission_mode="bypassPermissions", model=ScriptedModel([text("a b")]), tools=[]
-            ),
+            base_options(ScriptedModel([text("a b")]), tools=[]),
         )
     )
 
 
 async def test_text_cut_by_max_tokens_is_continued() -> None:
     model = ScriptedModel([text("first half ", stop_reason="max_tokens"), text("second half")])
-    result = await run("go", Options(permission_mode="bypassPermissions", model=model, tools=[]))
+    result = await run("go", base_options(model, tools=[]))
     assert (result.subtype, result.result) == ("success", "first half second half")
     assert "cut off" in str(model.requests[1].messages[-1].content)
 
@@ -298,7 +275,7 @@ async def test_cut_tool_call_is_retried_once_with_a_larger_limit() -> None:
     model = ScriptedModel([cut, tool_call("echo", value="abc"), text("ok")])
     messages = await collect(
         "go",
-        Options(permission_mode="bypassPermissions", model=model, tools=[echo], max_tokens=100),
+        base_options(model, tools=[echo], max_tokens=100),
     )
     assert model.requests[1].max_tokens == 200
     assert not any(r.is_error for r in tool_results(messages))
@@ -306,21 +283,21 @@ async def test_cut_tool_call_is_retried_once_with_a_larger_limit() -> None:
     twice = ScriptedModel([cut, cut])
     result = await run(
         "go",
-        Options(permission_mode="bypassPermissions", model=twice, tools=[echo], max_tokens=100),
+        base_options(twice, tools=[echo], max_tokens=100),
     )
     assert result.subtype == "error_during_execution" and "twice" in result.errors[0]
 
 
 async def test_pause_turn_sends_the_content_back_and_continues() -> None:
     model = ScriptedModel([text("working", stop_reason="pause_turn"), text("finished")])
-    await run("go", Options(permission_mode="bypassPermissions", model=model, tools=[]))
+    await run("go", base_options(model, tools=[]))
     second = model.requests[1].messages
     assert isinstance(second[-1], AssistantMessage) and second[-1].text == "working"
 
 
 async def test_refusal_ends_the_run_with_stop_reason_refusal() -> None:
     model = ScriptedModel([text("I can't help with that", stop_reason="refusal")])
-    result = await run("go", Options(permission_mode="bypassPermissions", model=model, tools=[]))
+    result = await run("go", base_options(model, tools=[]))
     assert (result.subtype, result.stop_reason) == ("success", "refusal")
 
 
@@ -328,9 +305,7 @@ async def test_function_model_sees_every_request() -> None:
     def answer(request: Any) -> Any:
         return text(f"{len(request.messages)} messages")
 
-    result = await run(
-        "go", Options(permission_mode="bypassPermissions", model=FunctionModel(answer), tools=[])
-    )
+    result = await run("go", base_options(FunctionModel(answer), tools=[]))
     assert result.result == "1 messages"
 
 
@@ -338,12 +313,7 @@ async def test_disallowed_bare_name_removes_the_tool() -> None:
     model = ScriptedModel([text("x")])
     messages = await collect(
         "go",
-        Options(
-            permission_mode="bypassPermissions",
-            model=model,
-            tools=[echo],
-            disallowed_tools=["echo"],
-        ),
+        base_options(model, tools=[echo], disallowed_tools=["echo"]),
     )
     assert messages[0].data["tools"] == []  # type: ignore[union-attr]
     assert model.requests[0].tools == []
@@ -351,9 +321,7 @@ async def test_disallowed_bare_name_removes_the_tool() -> None:
 
 async def test_retryable_errors_are_retried_and_visible_as_api_retry() -> None:
     model = ScriptedModel([error("busy", kind="rate_limit", status_code=429), text("finally")])
-    messages = await collect(
-        "go", Options(permission_mode="bypassPermissions", model=model, tools=[])
-    )
+    messages = await collect("go", base_options(model, tools=[]))
     retries = [m for m in messages if isinstance(m, SystemMessage) and m.subtype == "api_retry"]
     assert len(retries) == 1
     assert retries[0].data["attempt"] == 1 and retries[0].data["error_status"] == 429
@@ -363,9 +331,7 @@ async def test_retryable_errors_are_retried_and_visible_as_api_retry() -> None:
 
 async def test_retries_stop_after_max_retries_with_the_providers_message() -> None:
     model = ScriptedModel([error("down", kind="server")] * 3)
-    result = await run(
-        "go", Options(permission_mode="bypassPermissions", model=model, tools=[], max_retries=2)
-    )
+    result = await run("go", base_options(model, tools=[], max_retries=2))
     assert result.subtype == "error_during_execution"
     assert "down" in result.errors[0]
     model.assert_complete()
@@ -377,9 +343,7 @@ async def test_fallback_model_takes_over_after_repeated_overloads() -> None:
     fallback = ScriptedModel([text("from the fallback")], name="backup")
     result = await run(
         "go",
-        Options(
-            permission_mode="bypassPermissions", model=primary, fallback_model=fallback, tools=[]
-        ),
+        base_options(primary, fallback_model=fallback, tools=[]),
     )
     assert result.result == "from the fallback"
     assert list(result.model_usage) == ["backup"]
@@ -394,15 +358,7 @@ async def test_reasoning_options_on_a_model_without_them_are_noted_once() -> Non
         model = OpenAIChatModel("gpt-4o", api_key="test", base_url=server.base_url)
         from loopwright import Client
 
-        async with Client(
-            Options(
-                permission_mode="bypassPermissions",
-                model=model,
-                tools=[],
-                effort="high",
-                setting_sources=[],
-            )
-        ) as client:
+        async with Client(base_options(model, tools=[], effort="high")) as client:
             notes = []
             for prompt in ("one", "two"):
                 await client.query(prompt)

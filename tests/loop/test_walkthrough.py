@@ -5,14 +5,14 @@ import sys
 from pathlib import Path
 
 from error_advice import assert_says_what_to_do
-from loopwright import Options, query
+from loopwright import query
 from loopwright.cli.demo import copy_demo_project
 from loopwright.messages import (
     AssistantMessage,
     ResultMessage,
 )
 from loopwright.testing import ScriptedModel, text, tool_call
-from support import tool_results
+from support import base_options, tool_results
 
 
 async def test_agent_fixes_the_failing_test_with_real_tools(tmp_path: Path) -> None:
@@ -30,12 +30,7 @@ async def test_agent_fixes_the_failing_test_with_real_tools(tmp_path: Path) -> N
             text("Fixed add()."),
         ]
     )
-    options = Options(
-        permission_mode="bypassPermissions",
-        model=model,
-        cwd=project,
-        tools=["Bash", "Read", "Edit"],
-    )
+    options = base_options(model, cwd=project, tools=["Bash", "Read", "Edit"])
     messages = [m async for m in query("Fix the failing test", options)]
 
     results = tool_results(messages)
@@ -70,12 +65,7 @@ async def test_edit_without_a_prior_read_is_refused_and_the_model_can_recover(
         m
         async for m in query(
             "fix",
-            Options(
-                permission_mode="bypassPermissions",
-                model=model,
-                cwd=project,
-                tools=["Read", "Edit"],
-            ),
+            base_options(model, cwd=project, tools=["Read", "Edit"]),
         )
     ]
     results = tool_results(messages)

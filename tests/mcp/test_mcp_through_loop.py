@@ -8,8 +8,8 @@ from loopwright.client import query
 from loopwright.mcp import McpManager, create_sdk_mcp_server
 from loopwright.messages import ImageBlock, ResultMessage, ToolResultBlock, UserMessage
 from loopwright.models.scripted import ScriptedModel, text, tool_calls
-from loopwright.options import Options
 from loopwright.tools.base import tool
+from support import base_options
 
 
 @tool(read_only=True)
@@ -37,9 +37,7 @@ async def test_stdio_and_sdk_server_tools_run_in_one_turn() -> None:
         await manager.start(
             {"demo": demo_config(), "calc": create_sdk_mcp_server("calc", tools=[double])}
         )
-        async for message in query(
-            "go", Options(model=model, tools=manager.tools(), permission_mode="bypassPermissions")
-        ):
+        async for message in query("go", base_options(model, tools=manager.tools())):
             if isinstance(message, UserMessage) and isinstance(message.content, list):
                 results += [b for b in message.content if isinstance(b, ToolResultBlock)]
             if isinstance(message, ResultMessage):

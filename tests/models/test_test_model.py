@@ -12,6 +12,7 @@ from loopwright.messages import AssistantMessage, ResultMessage, ToolUseBlock
 from loopwright.models.registry import resolve_model
 from loopwright.models.test_model import schema_value
 from loopwright.testing import TestModel
+from support import base_options
 
 calls: list[tuple[str, Any]] = []
 
@@ -31,14 +32,7 @@ def greet(name: str, shout: bool = False) -> str:
 
 
 def options(model: Any, tools: list[Any], **extra: Any) -> Options:
-    return Options(
-        model=model,
-        tools=tools,
-        setting_sources=[],
-        persist_session=False,
-        permission_mode="bypassPermissions",
-        **extra,
-    )
+    return base_options(model, tools=tools, **extra)
 
 
 async def test_it_calls_each_offered_tool_once_then_answers_with_their_results() -> None:

@@ -12,6 +12,7 @@ from loopwright.messages import ResultMessage, ToolResultBlock
 from loopwright.testing import ScriptedModel, text, tool_call
 from loopwright.tools.base import ToolWrapper
 from loopwright.tools.executor import cached_validators
+from support import base_options
 
 
 @tool(timeout=0.2)
@@ -35,14 +36,7 @@ GUARD = Guardrail("tool_input", allow_all)
 
 
 def options(model: Any, tools: list[Any]) -> Options:
-    return Options(
-        model=model,
-        tools=tools,
-        guardrails=[GUARD],
-        setting_sources=[],
-        persist_session=False,
-        permission_mode="bypassPermissions",
-    )
+    return base_options(model, tools=tools, guardrails=[GUARD])
 
 
 async def test_a_guarded_tool_times_out_at_its_own_timeout_not_the_default() -> None:

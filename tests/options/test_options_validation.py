@@ -19,7 +19,7 @@ from loopwright.messages import ResultMessage, SystemMessage
 from loopwright.options import AgentDefinition
 from loopwright.options.validation import OptionsError
 from loopwright.testing import ScriptedModel, text, tool_call
-from support import collect, tool_results
+from support import base_options, collect, tool_results
 
 
 def refused(**fields: Any) -> str:
@@ -151,14 +151,7 @@ async def test_a_bare_name_in_disallowed_tools_removes_the_tool_from_the_run(
     model = ScriptedModel([tool_call("Bash", command="touch made"), text("done")])
     messages = await collect(
         "go",
-        Options(
-            model=model,
-            cwd=tmp_path,
-            tools=["Bash", "Read"],
-            disallowed_tools=["Bash"],
-            permission_mode="bypassPermissions",
-            setting_sources=[],
-        ),
+        base_options(model, cwd=tmp_path, tools=["Bash", "Read"], disallowed_tools=["Bash"]),
     )
     init = messages[0]
     assert isinstance(init, SystemMessage) and "Bash" not in init.data["tools"]

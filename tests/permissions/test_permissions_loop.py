@@ -11,7 +11,7 @@ from loopwright.messages import ResultMessage, SystemMessage
 from loopwright.sandbox.bwrap import SandboxSettings
 from loopwright.testing import ScriptedModel, text, tool_call
 from loopwright.types import PermissionResultAllow, PermissionResultDeny
-from support import collect, tool_results
+from support import base_options, collect, tool_results
 from system_deps import require_program
 
 
@@ -116,14 +116,7 @@ async def test_pre_tool_use_hook_denies_and_post_tool_use_adds_context(tmp_path:
     }
     messages = await collect(
         "go",
-        Options(
-            model=model,
-            cwd=tmp_path,
-            tools=["Bash"],
-            permission_mode="bypassPermissions",
-            hooks=hooks,
-            setting_sources=[],
-        ),
+        base_options(model, cwd=tmp_path, tools=["Bash"], hooks=hooks),
     )
     blocked, allowed = tool_results(messages)
     assert blocked.is_error and "no secrets" in blocked.text
@@ -250,14 +243,7 @@ async def test_sandboxed_bash_cannot_write_outside_the_working_dir(tmp_path: Pat
     )
     messages = await collect(
         "go",
-        Options(
-            model=model,
-            cwd=work,
-            tools=["Bash"],
-            permission_mode="bypassPermissions",
-            sandbox=SandboxSettings(enabled=True),
-            setting_sources=[],
-        ),
+        base_options(model, cwd=work, tools=["Bash"], sandbox=SandboxSettings(enabled=True)),
     )
     assert not (outside / "escaped").exists()
     assert (work / "inside").exists()
@@ -268,14 +254,7 @@ async def test_options_env_reaches_commands(tmp_path: Path) -> None:
     model = ScriptedModel([tool_call("Bash", command="echo $GREETING"), text("ok")])
     messages = await collect(
         "go",
-        Options(
-            model=model,
-            cwd=tmp_path,
-            tools=["Bash"],
-            permission_mode="bypassPermissions",
-            env={"GREETING": "hello-env"},
-            setting_sources=[],
-        ),
+        base_options(model, cwd=tmp_path, tools=["Bash"], env={"GREETING": "hello-env"}),
     )
     assert tool_results(messages)[0].text.strip() == "hello-env"
 

@@ -7,9 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from loopwright import Options
 from loopwright.testing import ScriptedModel, text, tool_call
-from support import collect, tool_results
+from support import base_options, collect, tool_results
 
 SECRET = "TOP-SECRET-MARKER"
 
@@ -27,13 +26,12 @@ def project(tmp_path: Path) -> Path:
 
 async def _run_tool(project: Path, name: str, **input: object) -> str:
     model = ScriptedModel([tool_call(name, **input), text("done")])
-    options = Options(
-        model=model,
+    options = base_options(
+        model,
         cwd=project,
         tools=["Grep", "Glob", "Bash"],
         disallowed_tools=["Read(./secrets/**)", "Read(**/.env)"],
         permission_mode="dontAsk",
-        setting_sources=[],
     )
     return tool_results(await collect("go", options))[0].text
 

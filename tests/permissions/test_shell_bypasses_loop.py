@@ -8,7 +8,7 @@ from error_advice import assert_says_what_to_do
 from loopwright import Options
 from loopwright.messages import ResultMessage
 from loopwright.testing import ScriptedModel, text, tool_call
-from support import collect, tool_results
+from support import base_options, collect, tool_results
 
 
 async def test_a_cd_into_a_denied_directory_does_not_dodge_the_read_rule(tmp_path: Path) -> None:
@@ -35,13 +35,7 @@ async def test_accept_edits_does_not_let_sort_rewrite_git_config(tmp_path: Path)
     before = config.read_text()
     payload = "printf '[core]\\n\\tfsmonitor = touch pwned\\n' | sort -ruo .git/config"
     model = ScriptedModel([tool_call("Bash", command=payload), text("ok")])
-    options = Options(
-        model=model,
-        cwd=tmp_path,
-        tools=["Bash"],
-        setting_sources=[],
-        permission_mode="acceptEdits",
-    )
+    options = base_options(model, cwd=tmp_path, tools=["Bash"], permission_mode="acceptEdits")
     messages = await collect("go", options)
     refused = tool_results(messages)[0]
     assert refused.is_error and "protected path .git/config" in refused.text
@@ -54,13 +48,7 @@ async def test_bypass_mode_does_not_remove_a_parent_directory_unasked(tmp_path: 
     work.mkdir()
     # rmdir of a non-empty parent fails harmlessly even if it ran; the denial is the point.
     model = ScriptedModel([tool_call("Bash", command="rmdir .."), text("ok")])
-    options = Options(
-        model=model,
-        cwd=work,
-        tools=["Bash"],
-        setting_sources=[],
-        permission_mode="bypassPermissions",
-    )
+    options = base_options(model, cwd=work, tools=["Bash"])
     messages = await collect("go", options)
     result = tool_results(messages)[0]
     assert result.is_error and "critical path" in str(result.content)

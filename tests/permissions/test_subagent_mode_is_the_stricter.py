@@ -9,11 +9,12 @@ from typing import Any
 
 import pytest
 
-from loopwright import AgentDefinition, Options, run
+from loopwright import AgentDefinition, run
 from loopwright.permissions import PermissionPolicy, RuleSet
 from loopwright.permissions.modes import subagent_modes
 from loopwright.testing import ScriptedModel, text, tool_call
 from loopwright.types import PERMISSION_MODES, PermissionMode, PermissionResultAllow
+from support import base_options
 
 MODES: tuple[PermissionMode, ...] = (
     "default",
@@ -115,15 +116,13 @@ async def test_plan_subagent_under_a_dont_ask_parent_makes_no_file(tmp_path: Pat
     )
     await run(
         "go",
-        Options(
-            model=model,
+        base_options(
+            model,
             cwd=tmp_path,
             tools=["Write", "Agent"],
             agents={"planner": planner},
             permission_mode="dontAsk",
             can_use_tool=approve_all,
-            setting_sources=[],
-            persist_session=False,
         ),
     )
     assert not (tmp_path / "made.txt").exists()

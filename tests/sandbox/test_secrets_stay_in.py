@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from loopwright import Options, query
+from loopwright import query
 from loopwright.messages import ToolResultBlock, UserMessage
 from loopwright.permissions.paths.credential_files import CREDENTIAL_FILES
 from loopwright.permissions.rules import parse_rule
@@ -19,6 +19,7 @@ from loopwright.sandbox import BwrapSandbox, SandboxSettings
 from loopwright.sandbox.deny_masks import FloatingMasks
 from loopwright.testing import ScriptedModel, text, tool_call
 from loopwright.tools.command_wrapper import CommandWrapper
+from support import base_options
 
 from .host import requires_sandbox
 
@@ -205,15 +206,12 @@ async def test_floating_deny_rules_are_masked_in_a_session(tree: Path) -> None:
         "    print(p, p.read_text() if p.is_file() else '')\n"
     )
     model = ScriptedModel([tool_call("Bash", command="python3 reader.py"), text("ok")])
-    opts = Options(
-        model=model,
+    opts = base_options(
+        model,
         cwd=tree,
         tools=["Bash"],
-        permission_mode="bypassPermissions",
         sandbox=SandboxSettings(),
         disallowed_tools=["Read(**/.env)", "Read(*.pem)"],
-        setting_sources=[],
-        persist_session=False,
     )
     outputs = [
         block.text

@@ -8,17 +8,12 @@ from loopwright import Client, Options
 from loopwright.errors import LoopwrightError
 from loopwright.messages import UserMessage
 from loopwright.testing import ScriptedModel, text, tool_call
+from support import base_options
 
 
 def options(model: ScriptedModel, cwd: Path) -> Options:
-    return Options(
-        model=model,
-        cwd=cwd,
-        tools=["Read", "Write", "Edit"],
-        setting_sources=[],
-        persist_session=False,
-        permission_mode="bypassPermissions",
-        enable_file_checkpointing=True,
+    return base_options(
+        model, cwd=cwd, tools=["Read", "Write", "Edit"], enable_file_checkpointing=True
     )
 
 

@@ -27,6 +27,7 @@ from loopwright.messages import (
 from loopwright.models.base import ModelRequest
 from loopwright.stores import JSONLStore, check_pairing, get_session_messages
 from loopwright.testing import FunctionModel, ScriptedModel, Step, text, tool_call
+from support import base_options
 
 CLI = [sys.executable, "-m", "loopwright.cli.main"]
 
@@ -312,9 +313,7 @@ async def test_manual_compact_prompt_compacts_and_reports_a_boundary(tmp_path: P
     )
     from loopwright import Client
 
-    async with Client(
-        Options(permission_mode="bypassPermissions", model=model, cwd=tmp_path, tools=[])
-    ) as client:
+    async with Client(base_options(model, cwd=tmp_path, tools=[])) as client:
         # Long enough that a summary is smaller (a short chat is left as it is).
         long_tail = " details" * 500
         for prompt in (

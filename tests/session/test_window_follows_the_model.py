@@ -9,6 +9,7 @@ from loopwright.options import AgentDefinition
 from loopwright.session.child import child_session
 from loopwright.subagents.handoffs import HandoffAgent, handoff
 from loopwright.testing import ScriptedModel, text, tool_call
+from support import base_options
 
 
 class SmallWindowModel(ScriptedModel):
@@ -20,13 +21,7 @@ class BigWindowModel(ScriptedModel):
 
 
 def options(model: ScriptedModel, **extra: object) -> Options:
-    return Options(
-        model=model,
-        setting_sources=[],
-        persist_session=False,
-        permission_mode="bypassPermissions",
-        **extra,  # type: ignore[arg-type]
-    )
+    return base_options(model, **extra)
 
 
 async def test_a_handoff_to_another_model_uses_that_models_window() -> None:

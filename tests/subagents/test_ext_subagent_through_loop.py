@@ -6,9 +6,10 @@ from error_advice import assert_says_what_to_do
 from loopwright.client import query
 from loopwright.messages import ResultMessage, ToolResultBlock, UserMessage
 from loopwright.models.scripted import ScriptedModel, text, tool_call
-from loopwright.options import AgentDefinition, Options
+from loopwright.options import AgentDefinition
 from loopwright.subagents.tool import narrow_tools
 from loopwright.tools.base import tool
+from support import base_options
 
 deleted: list[str] = []
 
@@ -35,9 +36,7 @@ async def test_tool_outside_the_narrowed_set_is_refused_and_never_runs() -> None
 
     results: list[ToolResultBlock] = []
     final: ResultMessage | None = None
-    async for message in query(
-        "clean up", Options(model=model, tools=list(sub_tools), permission_mode="bypassPermissions")
-    ):
+    async for message in query("clean up", base_options(model, tools=list(sub_tools))):
         if isinstance(message, UserMessage) and isinstance(message.content, list):
             results += [b for b in message.content if isinstance(b, ToolResultBlock)]
         if isinstance(message, ResultMessage):

@@ -18,6 +18,7 @@ from loopwright.messages import (
 from loopwright.stores.api import open_store
 from loopwright.subagents.handoffs import HandoffAgent, handoff
 from loopwright.testing import ScriptedModel, TestModel, text, tool_call, tool_calls
+from support import base_options
 
 
 @tool
@@ -27,14 +28,7 @@ def refund(order: str) -> str:
 
 
 def options(model: Any, tools: list[Any]) -> Options:
-    return Options(
-        model=model,
-        system_prompt="You are the triage agent.",
-        tools=tools,
-        setting_sources=[],
-        persist_session=False,
-        permission_mode="bypassPermissions",
-    )
+    return base_options(model, system_prompt="You are the triage agent.", tools=tools)
 
 
 async def collect(prompt: str, opts: Options) -> list[Message]:
