@@ -15,7 +15,7 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from loopwright.context.compaction import CompactionSettings
 from loopwright.errors import ConfigurationError
@@ -61,11 +61,13 @@ from loopwright.stores import (
     resume_session,
     start_transcript,
 )
-from loopwright.stores.transcript import RestoredSession
 from loopwright.tools.base import SessionState, ToolServices
 from loopwright.tools.command_wrapper import CommandWrapper
 from loopwright.tools.web_address import WebFetchGuard
 from loopwright.types import PermissionMode
+
+if TYPE_CHECKING:
+    from loopwright.stores.transcript import RestoredSession
 
 DEFAULT_SYSTEM_PROMPT = """\
 You are an agent working in a software project on the user's machine. Use the tools you \
