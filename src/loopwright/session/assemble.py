@@ -26,8 +26,6 @@ from loopwright.options import Options
 from loopwright.permissions.gate import PermissionGate
 from loopwright.permissions.paths.read_guard import ReadGuard
 from loopwright.permissions.rules import RuleSet
-from loopwright.sandbox import BwrapSandbox, SandboxSettings, masks_for_read_denials
-from loopwright.sandbox.deny_masks import FloatingMasks
 from loopwright.session.agent import Agent, window_of
 from loopwright.session.approvals import approval_rules, take_approvals
 from loopwright.session.checkpoints import FileCheckpoints
@@ -67,6 +65,7 @@ from loopwright.tools.web_address import WebFetchGuard
 from loopwright.types import PermissionMode
 
 if TYPE_CHECKING:
+    from loopwright.sandbox import BwrapSandbox, SandboxSettings
     from loopwright.stores.transcript import RestoredSession
 
 DEFAULT_SYSTEM_PROMPT = """\
@@ -211,6 +210,10 @@ def _command_wrapper(
     sandbox_settings = options.sandbox or (settings.sandbox if settings else None)
     sandbox: BwrapSandbox | None = None
     if sandbox_settings is not None and sandbox_settings.enabled:
+        # start-up: the sandbox's code loads when a session has one
+        from loopwright.sandbox import BwrapSandbox
+        from loopwright.sandbox.deny_masks import FloatingMasks
+
         sandbox = BwrapSandbox(
             _with_denied_paths_masked(sandbox_settings, base),
             policy.working_dirs or (base.cwd,),
@@ -237,6 +240,8 @@ def session_data_dir(cwd: Path, session_id: str) -> Path:
 def _with_denied_paths_masked(sandbox: SandboxSettings, base: _Base) -> SandboxSettings:
     """Paths that Read deny rules (and every settings file's denyRead) name are masked in
     the sandbox too, also when the sandbox settings came from Options."""
+    from loopwright.sandbox.deny_masks import masks_for_read_denials  # start-up: see above
+
     settings = base.settings
     extra = settings.sandbox.masked_paths if settings and settings.sandbox else ()
     policy = base.gate.policy
