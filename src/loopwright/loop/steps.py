@@ -16,7 +16,7 @@ import json
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from loopwright.guardrails import GuardrailTrip
 from loopwright.messages import (
@@ -29,8 +29,10 @@ from loopwright.messages import (
     UserMessage,
 )
 from loopwright.session.session import Session
-from loopwright.stores.approvals import PendingBatch
 from loopwright.tools.base import ToolGate
+
+if TYPE_CHECKING:
+    from loopwright.stores.approvals import PendingBatch
 
 # How often a response cut by max_tokens mid-text is continued before the run ends.
 MAX_TEXT_CONTINUATIONS = 3

@@ -24,12 +24,12 @@ from loopwright.session.agent import Agent
 from loopwright.session.checkpoints import FileCheckpoints
 from loopwright.session.conversation import Conversation
 from loopwright.session.spend import Spend
-from loopwright.stores.approvals import PendingBatch
 from loopwright.tools.base import Closeable, SessionState, ToolServices
 from loopwright.types import ApprovalDecision
 from loopwright.version import VERSION
 
 if TYPE_CHECKING:
+    from loopwright.stores.approvals import PendingBatch
     from loopwright.stores.transcript import StateSnapshot
 
 
