@@ -5,7 +5,8 @@ streams and none changes the run's counters.
 
 from __future__ import annotations
 
-from loopwright.guardrails import GuardrailTrip
+from typing import TYPE_CHECKING
+
 from loopwright.loop.compaction import compact_now, compaction_due
 from loopwright.loop.decide import keeps_response, limit_reached, next_step, turns_exhausted
 from loopwright.loop.guardrail_checks import checked_answer, tool_ended, tripped
@@ -19,6 +20,9 @@ from loopwright.loop.work import Ended
 from loopwright.messages import Message, SystemMessage
 from loopwright.models.base import ModelResponse
 from loopwright.session.session import Session
+
+if TYPE_CHECKING:
+    from loopwright.guardrails import GuardrailTrip
 
 
 async def before_asking(session: Session, ask: Ask) -> list[Message]:
