@@ -13,7 +13,6 @@ from loopwright.session.resolve import resolve_model, resolve_tools, with_retrie
 from loopwright.session.session import Session
 from loopwright.tools.base import LoopRequest
 from loopwright.tools.results import SwitchAgent
-from loopwright.tools.structured_output import STRUCTURED_OUTPUT_TOOL_NAME
 
 if TYPE_CHECKING:
     from loopwright.subagents.handoffs import PendingHandoff
@@ -52,6 +51,8 @@ def handed_to(current: Agent, pending: PendingHandoff) -> Agent:
     target = pending.agent
     tools = current.tools
     if target.tools is not None:
+        from loopwright.tools.structured_output import STRUCTURED_OUTPUT_TOOL_NAME  # start-up
+
         # The run's structured-output tool belongs to the session, not to an agent: a run
         # that must end with a structured answer still can after the switch.
         kept = {n: t for n, t in current.tools.items() if n == STRUCTURED_OUTPUT_TOOL_NAME}

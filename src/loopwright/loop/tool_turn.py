@@ -21,7 +21,6 @@ from loopwright.messages import (
     ToolUseBlock,
     UserMessage,
 )
-from loopwright.session.checkpoints import checkpointed
 from loopwright.session.session import Session
 from loopwright.tools.base import GateDecision, LoopRequest, ToolContext, ToolGate
 
@@ -124,6 +123,7 @@ async def _execute(
             trace_context=session.trace_context,
         )
 
+    from loopwright.session.checkpoints import checkpointed  # start-up: see ToolBatch
     from loopwright.tools.executor import execute  # start-up: see ToolBatch
 
     # Checkpoints are taken as each editing tool runs: after its permission decision.

@@ -28,7 +28,6 @@ from loopwright.permissions.paths.read_guard import ReadGuard
 from loopwright.permissions.rules import RuleSet
 from loopwright.session.agent import Agent, window_of
 from loopwright.session.approvals import approval_rules, take_approvals
-from loopwright.session.checkpoints import FileCheckpoints
 from loopwright.session.config_check import rule_problems, settings_key_problems
 from loopwright.session.conversation import Conversation
 from loopwright.session.extensions import (
@@ -66,6 +65,7 @@ from loopwright.types import PermissionMode
 
 if TYPE_CHECKING:
     from loopwright.sandbox import BwrapSandbox, SandboxSettings
+    from loopwright.session.checkpoints import FileCheckpoints
     from loopwright.stores.transcript import RestoredSession
 
 DEFAULT_SYSTEM_PROMPT = """\
@@ -232,6 +232,12 @@ def _command_wrapper(
     return CommandWrapper(env, sandbox) if env or sandbox is not None else None
 
 
+def _checkpoints() -> FileCheckpoints:
+    from loopwright.session.checkpoints import FileCheckpoints  # start-up: an opt-in
+
+    return FileCheckpoints()
+
+
 def session_data_dir(cwd: Path, session_id: str) -> Path:
     """Files a session keeps beside its transcript (the sandbox's quarantine)."""
     return loopwright_home() / "projects" / project_key(cwd) / check_id(session_id)
@@ -288,7 +294,7 @@ async def assemble_session(options: Options) -> Session:
         conversation=conversation,
         services=services,
         meter=meter_for(agent),
-        checkpoints=FileCheckpoints() if options.enable_file_checkpointing else None,
+        checkpoints=_checkpoints() if options.enable_file_checkpointing else None,
     )
     conversation.snapshot = session.snapshot
     # Tools' own calls count in the totals; the model exists only with the Session.

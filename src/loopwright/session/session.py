@@ -21,7 +21,6 @@ from loopwright.hooks.runner import HookEvent, HookOutcome
 from loopwright.messages import Message
 from loopwright.models.base import Model, ModelEvent, ModelRequest, ModelResponse, ModelWrapper
 from loopwright.session.agent import Agent
-from loopwright.session.checkpoints import FileCheckpoints
 from loopwright.session.conversation import Conversation
 from loopwright.session.spend import Spend
 from loopwright.tools.base import Closeable, SessionState, ToolServices
@@ -29,6 +28,7 @@ from loopwright.types import ApprovalDecision
 from loopwright.version import VERSION
 
 if TYPE_CHECKING:
+    from loopwright.session.checkpoints import FileCheckpoints
     from loopwright.stores.approvals import PendingBatch
     from loopwright.stores.transcript import StateSnapshot
 
