@@ -1,6 +1,7 @@
 """Every message and block survives a JSON round trip unchanged."""
 
 import json
+import uuid
 
 import pytest
 
@@ -18,6 +19,7 @@ from loopwright.messages import (
     Usage,
     UserMessage,
     message_from_dict,
+    new_uuid,
 )
 
 EXAMPLES: list[Message] = [
@@ -86,3 +88,13 @@ def test_usage_adds_up() -> None:
     assert total == Usage(11, 22, 33, 44)
     assert total.total_tokens == 110
     assert total.context_tokens == 11 + 33 + 44
+
+
+def test_new_uuid_is_a_random_version_4_uuid_as_uuid4_spells_it() -> None:
+    ids = {new_uuid() for _ in range(200)}
+    assert len(ids) == 200
+    for text in ids:
+        parsed = uuid.UUID(text)
+        assert str(parsed) == text
+        assert parsed.version == 4
+        assert parsed.variant == uuid.RFC_4122

@@ -22,12 +22,12 @@ from loopwright.session.approvals import take_approvals
 from loopwright.session.assemble import assemble_session
 from loopwright.session.extensions import MCP_RESOURCE
 from loopwright.session.session import Session
-from loopwright.stores.approvals import PendingCall
 from loopwright.stores.follow import attach_session
 from loopwright.types import ApprovalDecision, PermissionMode
 
 if TYPE_CHECKING:
     from loopwright.mcp.features import McpPrompt, McpPromptResult, McpResource, ResourceContent
+    from loopwright.stores.approvals import PendingCall
 
 Prompt = str | UserMessage | AsyncIterable[UserMessage | str]
 

@@ -8,13 +8,18 @@ into exactly the same objects.
 from __future__ import annotations
 
 import dataclasses
-import uuid as uuid_module
+import os
 from dataclasses import dataclass, field
 from typing import Any, Literal, Self, TypeAlias
 
 
 def new_uuid() -> str:
-    return str(uuid_module.uuid4())
+    """A random (version 4) UUID as text, as ``str(uuid.uuid4())`` gives it: 16 bytes of
+    os.urandom with the version and variant bits set. Spelled out because the uuid module
+    imports platform, and every process makes ids before its first request (start-up)."""
+    h = os.urandom(16).hex()
+    variant = "89ab"[int(h[16], 16) & 3]
+    return f"{h[:8]}-{h[8:12]}-4{h[13:16]}-{variant}{h[17:20]}-{h[20:]}"
 
 
 # --------------------------------------------------------------------------- usage

@@ -15,7 +15,7 @@ from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal, NotRequired, TypeAlias, TypedDict, get_args
 
-from loopwright.hooks.commands import CommandHook, HookFailure
+# Command hooks (hooks.commands) are imported where a hook runs: start-up runs none.
 
 HookEvent: TypeAlias = Literal[
     "PreToolUse",
@@ -277,6 +277,8 @@ class HookRunner:
         return merge.outcome(len(selected))
 
     def _select(self, event: HookEvent, value: str | None) -> list[tuple[HookCallback, float]]:
+        from loopwright.hooks.commands import CommandHook  # start-up: see the top
+
         chosen: list[tuple[HookCallback, float]] = []
         seen_commands: set[str] = set()
         for matcher in self.matchers.get(event, ()):
@@ -303,6 +305,8 @@ class HookRunner:
         payload: dict[str, Any],
         tool_use_id: str | None,
     ) -> dict[str, Any] | _Failed:
+        from loopwright.hooks.commands import HookFailure  # start-up: see the top
+
         try:
             async with asyncio.timeout(timeout):
                 produced: Any = hook(dict(payload), tool_use_id, HookContext())
@@ -360,12 +364,16 @@ class _Failed:
 
 
 def _label(hook: HookCallback) -> str:
+    from loopwright.hooks.commands import CommandHook  # start-up: see the top
+
     if isinstance(hook, CommandHook):
         return hook.label
     return f"hook {getattr(hook, '__qualname__', None) or repr(hook)}"
 
 
 def _record_failure(event: str, hook: HookCallback, failure: _Failed, merge: _Merge) -> None:
+    from loopwright.hooks.commands import CommandHook  # start-up: see the top
+
     merge.errors.append(failure.message)
     if event in _FAIL_CLOSED and not isinstance(hook, CommandHook):
         # A Python policy hook that cannot answer must not wave the action through.

@@ -9,14 +9,8 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING
 
-from loopwright.guardrails import (
-    GUARDRAIL_TRIPPED_SUBTYPE,
-    GuardrailInput,
-    GuardrailTrip,
-    first_trip,
-    guarded_tool,
-)
 from loopwright.loop.steps import Finish, InputChecks, Then, final_text
 from loopwright.messages import Message, SystemMessage, UserMessage
 from loopwright.session.agent import Agent
@@ -24,12 +18,18 @@ from loopwright.session.session import Session
 from loopwright.tools.base import LoopRequest, Tool
 from loopwright.tools.results import EndRun
 
+# start-up: loopwright.guardrails loads with the first guardrail (most runs have none)
+if TYPE_CHECKING:
+    from loopwright.guardrails import GuardrailTrip
+
 
 def start_input_checks(agent: Agent, prompt: UserMessage) -> InputChecks | None:
     """Input guardrails of the run, started now so they run beside the first model call."""
     guardrails = [g for g in agent.guardrails if g.kind == "input"]
     if not guardrails:
         return None
+    from loopwright.guardrails import GuardrailInput, first_trip  # start-up
+
     data = GuardrailInput("input", messages=[prompt], agent_name=agent.name)
     return asyncio.ensure_future(first_trip(guardrails, data))
 
@@ -51,6 +51,8 @@ async def checked_answer(session: Session, finish: Finish, before: Sequence[Mess
     guardrails = [g for g in agent.guardrails if g.kind == "output"]
     if not guardrails:
         return Then(before, finish)
+    from loopwright.guardrails import GuardrailInput, first_trip  # start-up
+
     data = GuardrailInput(
         "output",
         messages=list(session.conversation.messages),
@@ -67,6 +69,8 @@ def guard_tools(agent: Agent, tools: Mapping[str, Tool]) -> Mapping[str, Tool]:
     guardrails = [g for g in agent.guardrails if g.kind in ("tool_input", "tool_output")]
     if not guardrails:
         return tools
+    from loopwright.guardrails import guarded_tool  # start-up
+
     return {name: guarded_tool(tool, guardrails) for name, tool in tools.items()}
 
 
@@ -81,5 +85,7 @@ def tool_ended(requests: Sequence[LoopRequest], before: Sequence[Message]) -> Th
 
 def tripped(trip: GuardrailTrip, before: Sequence[Message] = ()) -> Then:
     """The stream's notice of a tripped guardrail, and how the run ends."""
+    from loopwright.guardrails import GUARDRAIL_TRIPPED_SUBTYPE  # start-up
+
     notice = SystemMessage("guardrail_tripped", trip.to_data())
     return Then([*before, notice], Finish(GUARDRAIL_TRIPPED_SUBTYPE, None, (trip.describe(),)))

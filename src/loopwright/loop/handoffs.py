@@ -5,22 +5,29 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from loopwright.messages import SystemMessage
 from loopwright.session.agent import Agent
 from loopwright.session.resolve import resolve_model, resolve_tools, with_retries
 from loopwright.session.session import Session
-from loopwright.subagents.handoffs import PendingHandoff
 from loopwright.tools.base import LoopRequest
 from loopwright.tools.results import SwitchAgent
-from loopwright.tools.structured_output import STRUCTURED_OUTPUT_TOOL_NAME
+
+if TYPE_CHECKING:
+    from loopwright.subagents.handoffs import PendingHandoff
 
 
 async def apply_handoff(session: Session, requests: Sequence[LoopRequest]) -> SystemMessage | None:
     """Switch to the agent a handoff tool asked for in the last batch, if any."""
     switch = next((r for r in requests if isinstance(r, SwitchAgent)), None)
+    if switch is None:
+        return None
+    # start-up: handoffs load when a tool asks for a switch
+    from loopwright.subagents.handoffs import PendingHandoff
+
     # A handoff() tool's switch is the one the loop can apply (see tools.results.Handover).
-    pending = switch.to if switch is not None else None
+    pending = switch.to
     if not isinstance(pending, PendingHandoff):
         return None
     current = session.agent
@@ -44,6 +51,8 @@ def handed_to(current: Agent, pending: PendingHandoff) -> Agent:
     target = pending.agent
     tools = current.tools
     if target.tools is not None:
+        from loopwright.tools.structured_output import STRUCTURED_OUTPUT_TOOL_NAME  # start-up
+
         # The run's structured-output tool belongs to the session, not to an agent: a run
         # that must end with a structured answer still can after the switch.
         kept = {n: t for n, t in current.tools.items() if n == STRUCTURED_OUTPUT_TOOL_NAME}

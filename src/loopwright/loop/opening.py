@@ -3,7 +3,6 @@ in through the prompt hooks — or, as ``/compact [focus]``, asks for a compacti
 
 from __future__ import annotations
 
-from loopwright.loop.approvals import settle
 from loopwright.loop.compaction import manual_compact, manual_compact_focus
 from loopwright.loop.guardrail_checks import start_input_checks
 from loopwright.loop.hook_events import submit_prompt
@@ -15,6 +14,8 @@ from loopwright.session.session import Session
 def first_step(session: Session, prompt: UserMessage | None) -> Then:
     """The waiting calls before the prompt; ``prompt`` None goes on from them alone."""
     if session.pending is not None:
+        from loopwright.loop.approvals import settle  # start-up: only calls waiting need it
+
         return settle(session, prompt)
     if prompt is None:
         reason = (

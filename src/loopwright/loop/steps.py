@@ -16,9 +16,8 @@ import json
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, TypeAlias
 
-from loopwright.guardrails import GuardrailTrip
 from loopwright.messages import (
     AssistantMessage,
     ConversationMessage,
@@ -29,8 +28,11 @@ from loopwright.messages import (
     UserMessage,
 )
 from loopwright.session.session import Session
-from loopwright.stores.approvals import PendingBatch
 from loopwright.tools.base import ToolGate
+
+if TYPE_CHECKING:  # import cost only: guardrails and approvals load when a run has them
+    from loopwright.guardrails import GuardrailTrip
+    from loopwright.stores.approvals import PendingBatch
 
 # How often a response cut by max_tokens mid-text is continued before the run ends.
 MAX_TEXT_CONTINUATIONS = 3
@@ -118,7 +120,7 @@ class RunTools:
 
 Step = Prompt | Ask | RunTools | Finish
 
-InputChecks = asyncio.Task[GuardrailTrip | None]
+InputChecks: TypeAlias = "asyncio.Task[GuardrailTrip | None]"
 
 
 @dataclass(frozen=True, slots=True)

@@ -5,18 +5,15 @@ answer), after at most MAX_STRUCTURED_OUTPUT_RETRIES re-prompts.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from loopwright.loop.steps import Ask, Finish, RunState, Step
 from loopwright.messages import ToolResultBlock, ToolUseBlock, UserMessage
 from loopwright.session.agent import Agent
-from loopwright.tools.structured_output import (
-    MAX_STRUCTURED_OUTPUT_RETRIES,
-    STRUCTURED_OUTPUT_TOOL_NAME,
-    OutputFormat,
-    extract_structured,
-    reprompt_message,
-    structured_from_text,
-)
+
+# start-up: tools.structured_output loads when a run has an output format
+if TYPE_CHECKING:
+    from loopwright.tools.structured_output import OutputFormat
 
 
 def structured_from_answer(
@@ -24,6 +21,8 @@ def structured_from_answer(
 ) -> Step:
     """The model ended without calling StructuredOutput: accept a valid JSON answer, else
     ask again, at most MAX_STRUCTURED_OUTPUT_RETRIES times."""
+    from loopwright.tools.structured_output import structured_from_text  # start-up
+
     value, errors = structured_from_text(fmt, text)
     if not errors:
         return Finish("success", stop or "end_turn", structured_output=value)
@@ -32,6 +31,9 @@ def structured_from_answer(
 
 def structured_retry(agent: Agent, run: RunState, errors: list[str] | None) -> Ask | Finish:
     """One more attempt (counted when taken), or the end once the retries are used up."""
+    # start-up: see the imports
+    from loopwright.tools.structured_output import MAX_STRUCTURED_OUTPUT_RETRIES, reprompt_message
+
     attempt = run.structured_attempts + 1
     if attempt > MAX_STRUCTURED_OUTPUT_RETRIES:
         return Finish(
@@ -55,6 +57,9 @@ def structured_after_tools(
     failed one is an attempt (the model asked again, or the end once they are used up)."""
     if agent.output_format is None:
         return None
+    # start-up: see the imports
+    from loopwright.tools.structured_output import STRUCTURED_OUTPUT_TOOL_NAME, extract_structured
+
     for call, result in zip(calls, results, strict=True):
         if call.name != STRUCTURED_OUTPUT_TOOL_NAME:
             continue

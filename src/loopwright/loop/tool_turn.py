@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from loopwright.hooks.payloads import notice_messages
 from loopwright.loop.guardrail_checks import guard_tools
@@ -21,10 +21,11 @@ from loopwright.messages import (
     ToolUseBlock,
     UserMessage,
 )
-from loopwright.session.checkpoints import checkpointed
 from loopwright.session.session import Session
 from loopwright.tools.base import GateDecision, LoopRequest, ToolContext, ToolGate
-from loopwright.tools.executor import BatchOutcome, execute
+
+if TYPE_CHECKING:
+    from loopwright.tools.executor import BatchOutcome
 
 
 @dataclass(frozen=True, slots=True)
@@ -55,6 +56,9 @@ class ToolBatch:
         self._session = session
         self._calls = calls
         self._gate = gate or session.agent.gate
+        # start-up: the executor loads with the first batch, not before the first request
+        from loopwright.tools.executor import BatchOutcome
+
         self._outcome = BatchOutcome()
 
     async def run(self, outbox: Outbox) -> None:
@@ -118,6 +122,9 @@ async def _execute(
             services=session.services,
             trace_context=session.trace_context,
         )
+
+    from loopwright.session.checkpoints import checkpointed  # start-up: see ToolBatch
+    from loopwright.tools.executor import execute  # start-up: see ToolBatch
 
     # Checkpoints are taken as each editing tool runs: after its permission decision.
     await execute(

@@ -5,8 +5,8 @@ streams and none changes the run's counters.
 
 from __future__ import annotations
 
-from loopwright.guardrails import GuardrailTrip
-from loopwright.loop.approvals import defer, pending_batch, settled
+from typing import TYPE_CHECKING
+
 from loopwright.loop.compaction import compact_now, compaction_due
 from loopwright.loop.decide import keeps_response, limit_reached, next_step, turns_exhausted
 from loopwright.loop.guardrail_checks import checked_answer, tool_ended, tripped
@@ -20,6 +20,9 @@ from loopwright.loop.work import Ended
 from loopwright.messages import Message, SystemMessage
 from loopwright.models.base import ModelResponse
 from loopwright.session.session import Session
+
+if TYPE_CHECKING:
+    from loopwright.guardrails import GuardrailTrip
 
 
 async def before_asking(session: Session, ask: Ask) -> list[Message]:
@@ -84,6 +87,9 @@ async def after_tools(session: Session, run: RunState, batch: RunTools, turn: To
     """The step a batch leads to; its results join the conversation first — unless calls
     wait for a person, and the run ends until they answer."""
     session.spend.add_denials(turn.denials)
+    # start-up: approvals load with the first batch
+    from loopwright.loop.approvals import defer, pending_batch, settled
+
     if batch.settling is not None:
         return await settled(session, batch.settling, batch.calls, turn)
     if turn.deferred and turn.stop is None and turn.failed is None and session.parent is None:

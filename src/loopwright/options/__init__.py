@@ -7,7 +7,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
-from loopwright.guardrails import Guardrail
 from loopwright.hooks.runner import HookMatcher
 from loopwright.models.base import Effort, MinimalModel, ThinkingConfig
 from loopwright.models.settings import ModelSettings, ServerTool
@@ -16,6 +15,7 @@ from loopwright.tools.base import MinimalTool
 from loopwright.types import ApprovalDecision, AskUser, CanUseTool, PermissionMode
 
 if TYPE_CHECKING:  # import cost only (MCP, the sandbox, stores load when a session uses them)
+    from loopwright.guardrails import Guardrail
     from loopwright.mcp.config import McpServerConfig
     from loopwright.mcp.host import ElicitationHandler
     from loopwright.sandbox.bwrap import SandboxSettings

@@ -11,17 +11,11 @@ from __future__ import annotations
 import inspect
 import json
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from loopwright.hooks.payloads import hook_payload, outcome_notices
 from loopwright.hooks.runner import HookEvent, HookOutcome, HookRunner
 from loopwright.messages import TextBlock
-from loopwright.permissions.matching import (
-    CallFacts,
-    allow_match,
-    command_allowed,
-    restrictive_match,
-)
 from loopwright.permissions.policy import PermissionPolicy, Verdict
 from loopwright.permissions.rules import PermissionRule
 from loopwright.tools.agent_action import is_agent_action
@@ -35,6 +29,10 @@ from loopwright.types import (
     PermissionResultDeny,
     ToolPermissionContext,
 )
+
+if TYPE_CHECKING:
+    # Imported where a call is judged (start-up: no tool runs before the first request).
+    from loopwright.permissions.matching import CallFacts
 
 
 class PermissionGate:
@@ -195,6 +193,8 @@ class PermissionGate:
     def _defer_rule(self, name: str, input: dict[str, Any], ctx: ToolContext) -> str | None:
         if not self.defer_rules:
             return None
+        from loopwright.permissions.matching import restrictive_match  # start-up
+
         facts = self.policy.facts(name, input, ctx.cwd)
         rule = next((r for r in self.defer_rules if restrictive_match(r, facts)), None)
         if rule is None or self._approved_always(facts):
@@ -204,6 +204,8 @@ class PermissionGate:
         return f"matches approval rule {rule.text}"
 
     def _approved_always(self, facts: CallFacts) -> bool:
+        from loopwright.permissions.matching import allow_match, command_allowed  # start-up
+
         rules = self.approved_rules
         if facts.shell is None:
             return any(allow_match(r, facts) for r in rules)

@@ -12,25 +12,8 @@ import os
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
-from loopwright.permissions.commands import (
-    ACCEPT_EDITS_COMMANDS,
-    arg_paths,
-    args_inside,
-    command_read_only_use,
-    is_read_only,
-    shell_is_read_only,
-    use_inside,
-)
-from loopwright.permissions.matching import (
-    CallFacts,
-    allow_match,
-    call_facts,
-    command_allowed,
-    restrictive_match,
-    unknown_files,
-)
 from loopwright.permissions.paths.git_config_paths import included_configs
 from loopwright.permissions.paths.patterns import PathSpellings, inside_any, spell, tree_has
 from loopwright.permissions.paths.protected import (
@@ -38,14 +21,17 @@ from loopwright.permissions.paths.protected import (
     PROTECTED_FILE_NAMES,
     is_protected,
 )
-from loopwright.permissions.paths.read_scope import denied_tree_read
-from loopwright.permissions.rule_programs import rule_program
 from loopwright.permissions.rules import PermissionRule, RuleSet
-from loopwright.permissions.shell.results import SimpleCommand
-from loopwright.permissions.shell.writes import WRITERS, created_paths
 from loopwright.types import (
     PermissionMode,
 )
+
+# The shell analyser and the rule matching (commands, matching, read_scope, rule_programs,
+# shell.*) are imported where a call is judged: start-up builds the policy, and the first
+# request goes out before any tool call.
+if TYPE_CHECKING:
+    from loopwright.permissions.matching import CallFacts
+    from loopwright.permissions.shell.results import SimpleCommand
 
 VerdictBehavior = Literal["allow", "deny", "ask"]
 
@@ -71,6 +57,8 @@ class PermissionPolicy:
     also_modes: tuple[PermissionMode, ...] = ()
 
     def facts(self, name: str, input: dict[str, Any], cwd: Path) -> CallFacts:
+        from loopwright.permissions.matching import call_facts  # start-up: see the imports
+
         return call_facts(name, input, cwd, self.home, self.working_dirs or (cwd,))
 
     def denied_by_rule(self, name: str, input: dict[str, Any], cwd: Path) -> Verdict | None:
@@ -140,6 +128,9 @@ class PermissionPolicy:
         return self._ask(_unresolved_reason(facts))
 
     def _rule_could_match(self, facts: CallFacts) -> str | None:
+        from loopwright.permissions.matching import unknown_files  # start-up
+        from loopwright.permissions.rule_programs import rule_program  # start-up
+
         if facts.shell is None:
             return None
         restrictive = [r for r in (*self.rules.deny, *self.rules.ask) if _covers_shell(r)]
@@ -165,6 +156,8 @@ class PermissionPolicy:
         return None
 
     def _denied_tree(self, facts: CallFacts) -> str | None:
+        from loopwright.permissions.paths.read_scope import denied_tree_read  # start-up
+
         if facts.shell is None:
             return None
         session_cwd = facts.working_dirs[0] if facts.working_dirs else facts.cwd
@@ -182,6 +175,8 @@ class PermissionPolicy:
         return Verdict("ask", reason, rule)
 
     def _mode_step(self, facts: CallFacts) -> Verdict | None:
+        from loopwright.permissions.commands import shell_is_read_only  # start-up
+
         match self.mode:
             case "bypassPermissions":
                 return Verdict("allow", "bypassPermissions mode")
@@ -199,6 +194,8 @@ class PermissionPolicy:
                 return None
 
     def _is_accepted_edit(self, facts: CallFacts) -> bool:
+        from loopwright.permissions.commands import ACCEPT_EDITS_COMMANDS, args_inside  # start-up
+
         if facts.kind == "edit":
             return facts.inside_working_dirs and not any(
                 is_protected(p) for p in (facts.path.both if facts.path else ())
@@ -220,6 +217,8 @@ class PermissionPolicy:
         return True
 
     def _allow_step(self, facts: CallFacts) -> Verdict | None:
+        from loopwright.permissions.matching import allow_match  # start-up: see the imports
+
         applicable = [r for r in self.rules.allow if allow_match(r, facts)]
         if applicable:
             return Verdict("allow", f"allowed by rule {applicable[0].text}", applicable[0].text)
@@ -236,6 +235,8 @@ class PermissionPolicy:
                 return None
 
     def _shell_allow(self, facts: CallFacts) -> Verdict | None:
+        from loopwright.permissions.matching import command_allowed  # start-up
+
         assert facts.shell is not None
         bash_rules = [r for r in self.rules.allow if r.matches_tool_name("Bash")]
         if any(r.specifier is None for r in bash_rules):
@@ -252,6 +253,8 @@ class PermissionPolicy:
     ) -> bool:
         """Read-only commands on paths inside the working dirs need no rule — unless the
         line redirects output into a file, which is a write (acceptEdits accepts it)."""
+        from loopwright.permissions.commands import command_read_only_use, use_inside  # start-up
+
         assert facts.shell is not None
         if facts.shell.redirect_targets and not redirects_ok:
             return False
@@ -278,6 +281,8 @@ def critical_removal(facts: CallFacts) -> str | None:
     """The critical path an ``rm``/``rmdir`` in the command would remove: the filesystem
     root, a system directory, home, a working directory or one of their ancestors — or a
     target the shell still has to expand ($HOME, ~user), which might be any of them."""
+    from loopwright.permissions.shell.results import SimpleCommand  # start-up
+
     if facts.shell is None:
         return None
     critical = {*_CRITICAL_SYSTEM_DIRS, str(facts.home), os.path.realpath(facts.home)}
@@ -321,6 +326,8 @@ def protected_write(facts: CallFacts) -> str | None:
     """The protected path an edit or a shell command would create, change, move or
     remove: an edit's target, a redirect target, or a path argument of any command that is
     not known to only read."""
+    from loopwright.permissions.commands import is_read_only  # start-up: see the imports
+
     if facts.kind == "edit" and facts.path is not None:
         hit = [p for p in facts.path.both if is_protected(p) or _git_included(p, facts)]
         return hit[0] if hit else None
@@ -365,6 +372,8 @@ def git_config_write(words: Sequence[str]) -> str | None:
 def _landings(command: SimpleCommand, facts: CallFacts) -> list[PathSpellings] | None:
     """Every file the command writes, from every directory a ``cd`` may have led to, as
     written and where it really lands (each symlink on the way followed)."""
+    from loopwright.permissions.shell.writes import created_paths  # start-up
+
     found: list[PathSpellings] = []
     for base in (facts.cwd, *command.cd_dirs):
         created = created_paths(command.words, base)
@@ -388,6 +397,9 @@ def _touches_protected(command: SimpleCommand, facts: CallFacts) -> bool:
     """Any argument, as written or as its glob expands, names a protected file — or is a
     directory holding one (``cp -r template/. .`` would plant its ``.claude/``) — or a
     file it writes lands on one (a shipped ``d/a.txt -> ~/.bashrc``, an archive member)."""
+    from loopwright.permissions.commands import arg_paths  # start-up: see the imports
+    from loopwright.permissions.shell.writes import WRITERS  # start-up
+
     if any(is_protected(w) for w in command.words[1:]):
         return True
     if os.path.basename(command.name) in WRITERS:
@@ -457,6 +469,8 @@ def _covers_shell(rule: PermissionRule) -> bool:
 
 
 def _first(rules: Sequence[PermissionRule], facts: CallFacts) -> PermissionRule | None:
+    from loopwright.permissions.matching import restrictive_match  # start-up
+
     for rule in rules:
         if restrictive_match(rule, facts):
             return rule

@@ -26,21 +26,25 @@ from __future__ import annotations
 import os
 import shutil
 import sys
-import tempfile
 import weakref
 from collections.abc import Sequence
 from dataclasses import dataclass
 from fnmatch import fnmatchcase
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from loopwright.errors import ConfigurationError
 from loopwright.permissions.paths.credential_files import CREDENTIAL_FILES
 from loopwright.permissions.paths.protected import protected_bind_args
-from loopwright.sandbox.deny_masks import FloatingMasks
 from loopwright.sandbox.host_support import ISOLATION_FLAGS, check_available, find_bwrap
-from loopwright.sandbox.proxy import DomainProxy
-from loopwright.sandbox.quarantine import ProtectedPathsWatch
 from loopwright.stores.base import loopwright_home
+
+# The masks, the proxy and the quarantine load with the first sandbox (start-up: settings
+# name SandboxSettings, and most sessions have no sandbox).
+if TYPE_CHECKING:
+    from loopwright.sandbox.deny_masks import FloatingMasks
+    from loopwright.sandbox.proxy import DomainProxy
+    from loopwright.sandbox.quarantine import ProtectedPathsWatch
 
 __all__ = [
     "DEFAULT_ENV_ALLOWLIST",
@@ -136,6 +140,8 @@ class BwrapSandbox:
             Path(quarantine_dir) if quarantine_dir is not None else loopwright_home() / "quarantine"
         )
         self.notices = tuple(_ownership_notices(self.working_dirs)) if self.available else ()
+        import tempfile  # start-up: see the imports
+
         self._runtime = Path(tempfile.mkdtemp(prefix="loopwright-sandbox-"))
         self._proxy: DomainProxy | None = None
         # Not atexit.register(self.close): that would keep every sandbox of a long-lived
@@ -187,6 +193,8 @@ class BwrapSandbox:
         protected paths the command created to the quarantine dir."""
         if not self.available:
             return None
+        from loopwright.sandbox.quarantine import ProtectedPathsWatch  # start-up
+
         return ProtectedPathsWatch(self._writable(), self.quarantine_dir)
 
     def bwrap_args(self, cwd: str, extra_writable: Sequence[Path] = ()) -> list[str]:
@@ -239,6 +247,8 @@ class BwrapSandbox:
 
     def _ensure_proxy(self) -> None:
         if self._proxy is None:
+            from loopwright.sandbox.proxy import DomainProxy  # start-up: see the imports
+
             self._proxy = DomainProxy(self.settings.allowed_domains, self.socket_path)
             self._proxy.start()
 

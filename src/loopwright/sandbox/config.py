@@ -14,10 +14,12 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, cast
+from typing import TYPE_CHECKING, Any, cast
 
 from loopwright.errors import SettingsError
-from loopwright.sandbox.bwrap import SandboxSettings
+
+if TYPE_CHECKING:  # start-up: bwrap loads when a settings file has a sandbox section
+    from loopwright.sandbox.bwrap import SandboxSettings
 
 
 @dataclass(slots=True)
@@ -62,6 +64,8 @@ def merge_sandbox_layers(layers: Sequence[SandboxLayer]) -> SandboxSettings | No
     """Layers lowest precedence first → settings, or None when no file mentions it."""
     if all(layer.empty for layer in layers):
         return None
+    from loopwright.sandbox.bwrap import SandboxSettings  # start-up: see the imports
+
     merged = SandboxSettings(enabled=False)
     for layer in layers:
         merged = replace(

@@ -10,19 +10,21 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from loopwright.context.compaction import CompactionSettings
 from loopwright.context.tokens import context_window
 from loopwright.errors import ConfigurationError
-from loopwright.guardrails import Guardrail
 from loopwright.hooks.runner import HookRunner
 from loopwright.models.base import Model, ThinkingConfig, ToolSpec, context_window_of
 from loopwright.options import Options
 from loopwright.tools.base import Tool, ToolGate
-from loopwright.tools.structured_output import OutputFormat
-from loopwright.tools.tool_search import DeferredToolRegistry
 from loopwright.types import PermissionMode
+
+if TYPE_CHECKING:  # import cost only: guardrails, structured output, tool search when used
+    from loopwright.guardrails import Guardrail
+    from loopwright.tools.structured_output import OutputFormat
+    from loopwright.tools.tool_search import DeferredToolRegistry
 
 # Builds a gate with the session's rules for a subagent: (its mode, its hook fields).
 GateFactory = Callable[[PermissionMode, Mapping[str, Any]], ToolGate]

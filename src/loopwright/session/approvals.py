@@ -15,15 +15,16 @@ from loopwright.errors import ApprovalError
 from loopwright.options import Options
 from loopwright.permissions.rules import PermissionRule, RuleSet
 from loopwright.session.session import Session
-from loopwright.tools.base import FunctionTool
 from loopwright.types import PermissionResultAllow
 
 
 def approval_rules(options: Options, cwd: Path) -> tuple[PermissionRule, ...]:
     """``defer_tools`` rules, and one per tool made with ``@tool(needs_approval=True)``."""
-    marked = [
-        t.name for t in options.tools or () if isinstance(t, FunctionTool) and t.needs_approval
-    ]
+    marked: list[str] = []
+    if options.tools:
+        from loopwright.tools.function_tool import FunctionTool  # start-up: only with tools
+
+        marked = [t.name for t in options.tools if isinstance(t, FunctionTool) and t.needs_approval]
     rules = RuleSet.from_strings(ask=options.defer_tools, anchor=cwd, source="defer_tools")
     tools = RuleSet.from_strings(ask=marked, source="needs_approval")
     return (*rules.ask, *tools.ask)

@@ -15,7 +15,7 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from loopwright.context.compaction import CompactionSettings
 from loopwright.errors import ConfigurationError
@@ -26,11 +26,8 @@ from loopwright.options import Options
 from loopwright.permissions.gate import PermissionGate
 from loopwright.permissions.paths.read_guard import ReadGuard
 from loopwright.permissions.rules import RuleSet
-from loopwright.sandbox import BwrapSandbox, SandboxSettings, masks_for_read_denials
-from loopwright.sandbox.deny_masks import FloatingMasks
 from loopwright.session.agent import Agent, window_of
 from loopwright.session.approvals import approval_rules, take_approvals
-from loopwright.session.checkpoints import FileCheckpoints
 from loopwright.session.config_check import rule_problems, settings_key_problems
 from loopwright.session.conversation import Conversation
 from loopwright.session.extensions import (
@@ -61,11 +58,15 @@ from loopwright.stores import (
     resume_session,
     start_transcript,
 )
-from loopwright.stores.transcript import RestoredSession
 from loopwright.tools.base import SessionState, ToolServices
 from loopwright.tools.command_wrapper import CommandWrapper
 from loopwright.tools.web_address import WebFetchGuard
 from loopwright.types import PermissionMode
+
+if TYPE_CHECKING:
+    from loopwright.sandbox import BwrapSandbox, SandboxSettings
+    from loopwright.session.checkpoints import FileCheckpoints
+    from loopwright.stores.transcript import RestoredSession
 
 DEFAULT_SYSTEM_PROMPT = """\
 You are an agent working in a software project on the user's machine. Use the tools you \
@@ -209,6 +210,10 @@ def _command_wrapper(
     sandbox_settings = options.sandbox or (settings.sandbox if settings else None)
     sandbox: BwrapSandbox | None = None
     if sandbox_settings is not None and sandbox_settings.enabled:
+        # start-up: the sandbox's code loads when a session has one
+        from loopwright.sandbox import BwrapSandbox
+        from loopwright.sandbox.deny_masks import FloatingMasks
+
         sandbox = BwrapSandbox(
             _with_denied_paths_masked(sandbox_settings, base),
             policy.working_dirs or (base.cwd,),
@@ -227,6 +232,12 @@ def _command_wrapper(
     return CommandWrapper(env, sandbox) if env or sandbox is not None else None
 
 
+def _checkpoints() -> FileCheckpoints:
+    from loopwright.session.checkpoints import FileCheckpoints  # start-up: an opt-in
+
+    return FileCheckpoints()
+
+
 def session_data_dir(cwd: Path, session_id: str) -> Path:
     """Files a session keeps beside its transcript (the sandbox's quarantine)."""
     return loopwright_home() / "projects" / project_key(cwd) / check_id(session_id)
@@ -235,6 +246,8 @@ def session_data_dir(cwd: Path, session_id: str) -> Path:
 def _with_denied_paths_masked(sandbox: SandboxSettings, base: _Base) -> SandboxSettings:
     """Paths that Read deny rules (and every settings file's denyRead) name are masked in
     the sandbox too, also when the sandbox settings came from Options."""
+    from loopwright.sandbox.deny_masks import masks_for_read_denials  # start-up: see above
+
     settings = base.settings
     extra = settings.sandbox.masked_paths if settings and settings.sandbox else ()
     policy = base.gate.policy
@@ -281,7 +294,7 @@ async def assemble_session(options: Options) -> Session:
         conversation=conversation,
         services=services,
         meter=meter_for(agent),
-        checkpoints=FileCheckpoints() if options.enable_file_checkpointing else None,
+        checkpoints=_checkpoints() if options.enable_file_checkpointing else None,
     )
     conversation.snapshot = session.snapshot
     # Tools' own calls count in the totals; the model exists only with the Session.

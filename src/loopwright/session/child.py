@@ -4,6 +4,7 @@ and a stricter mode) with a child Spend, on the parent's working directory and s
 from __future__ import annotations
 
 import dataclasses
+from typing import TYPE_CHECKING
 
 from loopwright.models.settings import ModelSettings
 from loopwright.options import AgentDefinition
@@ -15,8 +16,9 @@ from loopwright.session.session import Session, meter_for
 from loopwright.session.spend import require_price_for_budget
 from loopwright.subagents.tool import narrow_tools
 from loopwright.tools.base import SessionState, Tool
-from loopwright.tools.structured_output import STRUCTURED_OUTPUT_TOOL_NAME
-from loopwright.tools.tool_search import TOOL_SEARCH_NAME, DeferredToolRegistry
+
+if TYPE_CHECKING:
+    from loopwright.tools.tool_search import DeferredToolRegistry
 
 SUBAGENT_SYSTEM_SUFFIX = (
     "\n\nYou are running as a subagent. Your final message is returned to the agent that "
@@ -94,6 +96,10 @@ def _child_tools(
 ) -> tuple[dict[str, Tool], DeferredToolRegistry | None]:
     # The parent's final-answer tool and its ToolSearch (bound to the parent's registry)
     # are the parent's own; a subagent with deferred tools gets a registry of its own.
+    # (start-up: imported here, as a subagent starts)
+    from loopwright.tools.structured_output import STRUCTURED_OUTPUT_TOOL_NAME
+    from loopwright.tools.tool_search import TOOL_SEARCH_NAME, DeferredToolRegistry
+
     reserved = {STRUCTURED_OUTPUT_TOOL_NAME, TOOL_SEARCH_NAME}
     active = own.active_tools()
     names = narrow_tools([n for n in active if n not in reserved], definition)

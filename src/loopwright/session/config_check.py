@@ -9,7 +9,6 @@ them into a start-up error.
 
 from __future__ import annotations
 
-import difflib
 import json
 from collections.abc import Iterable, Mapping
 from pathlib import Path
@@ -155,5 +154,7 @@ def _json_object(path: Path) -> Mapping[str, Any] | None:
 def _suggestion(word: str, candidates: Iterable[str]) -> str:
     pool = sorted(candidates)
     by_case = [c for c in pool if c.lower() == word.lower()]
+    import difflib  # start-up: only a misspelt setting needs it
+
     close = by_case or difflib.get_close_matches(word, pool, n=1, cutoff=0.6)
     return f" (did you mean {close[0]!r}?)" if close else ""

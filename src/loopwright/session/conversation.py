@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from loopwright.context.compaction import CompactionResult
 from loopwright.messages import (
@@ -23,7 +24,9 @@ from loopwright.messages import (
 from loopwright.stores import SessionRecorder
 from loopwright.stores.base import SessionStore, WriterLock
 from loopwright.stores.recorder import CompactTrigger
-from loopwright.stores.transcript import StateSnapshot
+
+if TYPE_CHECKING:
+    from loopwright.stores.transcript import StateSnapshot
 
 
 class TranscriptWriteError(Exception):

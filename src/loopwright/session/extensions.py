@@ -17,11 +17,11 @@ from loopwright.subagents.files import load_agent_files
 from loopwright.subagents.tool import AGENT_TOOL_NAME, make_agent_tool
 from loopwright.tools.base import SessionState, Tool
 from loopwright.tools.skill import discover_skills, make_skill_tool, select_skills, skills_listing
-from loopwright.tools.structured_output import OutputFormat
-from loopwright.tools.tool_search import DeferredToolRegistry
 
-if TYPE_CHECKING:  # import cost only: MCP loads for sessions that use it
+if TYPE_CHECKING:  # import cost only: MCP, structured output, tool search load when used
     from loopwright.mcp.config import McpServerConfig
+    from loopwright.tools.structured_output import OutputFormat
+    from loopwright.tools.tool_search import DeferredToolRegistry
 
 MCP_RESOURCE = "mcp"
 
@@ -77,6 +77,8 @@ async def add_mcp_servers(
         blocks = [f"## {server}\n{text}" for server, text in instructions.items()]
         draft.add_prompt("# MCP server instructions\n" + "\n\n".join(blocks))
     if _defer(tools, draft.window, options.tool_search):
+        from loopwright.tools.tool_search import DeferredToolRegistry  # start-up: see above
+
         registry = DeferredToolRegistry(tools)
         draft.deferred = registry
         search = registry.tool()

@@ -12,7 +12,7 @@ import asyncio
 import time
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from loopwright.context.compaction import CompactionBreaker
 from loopwright.context.tokens import ContextMeter
@@ -21,14 +21,16 @@ from loopwright.hooks.runner import HookEvent, HookOutcome
 from loopwright.messages import Message
 from loopwright.models.base import Model, ModelEvent, ModelRequest, ModelResponse, ModelWrapper
 from loopwright.session.agent import Agent
-from loopwright.session.checkpoints import FileCheckpoints
 from loopwright.session.conversation import Conversation
 from loopwright.session.spend import Spend
-from loopwright.stores.approvals import PendingBatch
-from loopwright.stores.transcript import StateSnapshot
 from loopwright.tools.base import Closeable, SessionState, ToolServices
 from loopwright.types import ApprovalDecision
 from loopwright.version import VERSION
+
+if TYPE_CHECKING:
+    from loopwright.session.checkpoints import FileCheckpoints
+    from loopwright.stores.approvals import PendingBatch
+    from loopwright.stores.transcript import StateSnapshot
 
 
 def meter_for(agent: Agent) -> ContextMeter:
@@ -117,6 +119,9 @@ class Session:
         return outcome, messages
 
     def snapshot(self) -> StateSnapshot:
+        # start-up: the transcript's reading side loads at the first snapshot, after a request
+        from loopwright.stores.transcript import StateSnapshot
+
         totals = self.spend.total
         return StateSnapshot.capture(
             self.state,

@@ -18,17 +18,19 @@ import json
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal, TypeAlias, cast
+from typing import TYPE_CHECKING, Any, Literal, TypeAlias, cast
 
 from loopwright.errors import SettingsError
-from loopwright.hooks.commands import CommandHook
 from loopwright.hooks.runner import HOOK_EVENTS, HookCallback, HookMatcher, check_matcher
 from loopwright.permissions.paths.read_guard import ReadGuard
 from loopwright.permissions.rules import RuleSet, RuleSyntaxError
-from loopwright.sandbox.bwrap import SandboxSettings
 from loopwright.sandbox.config import SandboxLayer, merge_sandbox_layers, parse_sandbox_section
 from loopwright.settings.memory import load_memory
 from loopwright.types import PERMISSION_MODES, PermissionMode
+
+if TYPE_CHECKING:  # import cost only: the sandbox and command hooks load when configured
+    from loopwright.hooks.commands import CommandHook
+    from loopwright.sandbox.bwrap import SandboxSettings
 
 SettingSource: TypeAlias = Literal["user", "project", "local"]
 SETTING_SOURCES: tuple[SettingSource, ...] = ("user", "project", "local")
@@ -412,6 +414,8 @@ def _command_hook(handler: Any, where: str, project_dir: Path, source: str) -> C
         not isinstance(args, list) or not all(isinstance(a, str) for a in args)
     ):
         raise SettingsError(f"{where}: 'args' must be a list of strings")
+    from loopwright.hooks.commands import CommandHook  # start-up: see the imports
+
     return CommandHook(
         command,
         float(timeout) if timeout is not None else None,

@@ -7,11 +7,10 @@ Every function takes an optional ``store``; without one it uses the JSONL store 
 from __future__ import annotations
 
 import os
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from loopwright.errors import ConfigurationError
 from loopwright.messages import ConversationMessage
-from loopwright.stores.approvals import PendingCall
 from loopwright.stores.base import (
     MinimalStore,
     SessionInfo,
@@ -24,7 +23,9 @@ from loopwright.stores.base import (
 from loopwright.stores.entries import meta_entry
 from loopwright.stores.jsonl import JSONLStore
 from loopwright.stores.recorder import fork_session as _fork_session
-from loopwright.stores.transcript import restore
+
+if TYPE_CHECKING:
+    from loopwright.stores.approvals import PendingCall
 
 StoreSpec = MinimalStore | str | None
 
@@ -85,6 +86,8 @@ async def get_session_messages(
     offset: int = 0,
 ) -> list[ConversationMessage]:
     """The conversation a resume would continue (after compaction: the compacted one)."""
+    from loopwright.stores.transcript import restore  # start-up: a run never reads one back
+
     chosen = _store(store, cwd)
     entries = await chosen.load(session_id)
     if not entries:
@@ -103,6 +106,8 @@ async def get_pending_approvals(
 
     ``store`` is a store object or an Options.session_store string ("sqlite:…" …).
     """
+    from loopwright.stores.transcript import restore  # start-up: a run never reads one back
+
     chosen = open_store(store, cwd=cwd)
     try:
         entries = await chosen.load(session_id)

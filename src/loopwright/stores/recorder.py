@@ -16,7 +16,7 @@ from __future__ import annotations
 import os
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from loopwright.messages import (
     ConversationMessage,
@@ -39,7 +39,9 @@ from loopwright.stores.base import (
     store_name,
 )
 from loopwright.stores.entries import Entry, message_entry, meta_entry
-from loopwright.stores.transcript import RestoredSession, StateSnapshot, chain, restore
+
+if TYPE_CHECKING:
+    from loopwright.stores.transcript import RestoredSession, StateSnapshot
 
 CompactTrigger = Literal["manual", "auto"]
 
@@ -214,6 +216,8 @@ async def resume_session(
 async def _continue(
     store: SessionStore, session_id: str, resume_at: str | None, *, forked_from: str | None
 ) -> OpenedSession:
+    from loopwright.stores.transcript import restore  # start-up: only a resume reads one
+
     lock = await lock_for_writing(store, session_id)
     try:
         entries = await store.load(session_id)  # read under the lock: nobody appends now
@@ -255,6 +259,8 @@ async def fork_entries(
     up_to: str | None,
     new_session_id: str | None,
 ) -> str:
+    from loopwright.stores.transcript import chain  # start-up: only a fork reads one
+
     new_id = new_session_id or new_uuid()
     # The entries themselves, not their uuids: a uuid can occur again later (a message sent
     # twice), and copying that later entry would carry the fork past ``up_to``.

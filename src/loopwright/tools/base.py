@@ -9,16 +9,14 @@ The definitions live in :mod:`.interface`, :mod:`.context`, :mod:`.results`,
 
 from __future__ import annotations
 
+import importlib
+from typing import TYPE_CHECKING, Any
+
 from loopwright.tools.context import FileRecord as FileRecord
 from loopwright.tools.context import PathGuard as PathGuard
 from loopwright.tools.context import SessionState as SessionState
 from loopwright.tools.context import ToolContext as ToolContext
 from loopwright.tools.context import ToolServices as ToolServices
-from loopwright.tools.function_tool import FunctionTool as FunctionTool
-from loopwright.tools.function_tool import Handler as Handler
-from loopwright.tools.function_tool import run_blocking as run_blocking
-from loopwright.tools.function_tool import to_tool_result as to_tool_result
-from loopwright.tools.function_tool import tool as tool
 from loopwright.tools.gate import GateDecision as GateDecision
 from loopwright.tools.gate import GateReport as GateReport
 from loopwright.tools.gate import OpenGate as OpenGate
@@ -34,3 +32,23 @@ from loopwright.tools.interface import idempotent_of as idempotent_of
 from loopwright.tools.interface import timeout_of as timeout_of
 from loopwright.tools.results import LoopRequest as LoopRequest
 from loopwright.tools.results import ToolResult as ToolResult
+
+# ``@tool`` and its helpers load on first use (start-up: the CLI defines no function tools).
+_FUNCTION_TOOL_NAMES = frozenset(
+    {"FunctionTool", "Handler", "run_blocking", "to_tool_result", "tool"}
+)
+
+if TYPE_CHECKING:
+    from loopwright.tools.function_tool import FunctionTool as FunctionTool
+    from loopwright.tools.function_tool import Handler as Handler
+    from loopwright.tools.function_tool import run_blocking as run_blocking
+    from loopwright.tools.function_tool import to_tool_result as to_tool_result
+    from loopwright.tools.function_tool import tool as tool
+
+
+def __getattr__(name: str) -> Any:
+    if name not in _FUNCTION_TOOL_NAMES:
+        raise AttributeError(f"module 'loopwright.tools.base' has no attribute {name!r}")
+    value = getattr(importlib.import_module("loopwright.tools.function_tool"), name)
+    globals()[name] = value
+    return value

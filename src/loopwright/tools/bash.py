@@ -10,7 +10,6 @@ from __future__ import annotations
 import asyncio
 import os
 import shutil
-import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
@@ -230,6 +229,8 @@ class BashTool(ToolBase):
         self, command: str, timeout_ms: int, ctx: ToolContext, wrapper: Any | None
     ) -> ToolResult:
         out_dir = output_directory(ctx)
+        import tempfile  # start-up: loads with the first command
+
         fd, raw_path = tempfile.mkstemp(prefix="output-", suffix=".log", dir=out_dir)
         output_path = Path(raw_path)
         cwd_file = output_path.with_suffix(".cwd")
@@ -298,6 +299,8 @@ def _unlink_quietly(path: Path) -> None:
 
 def _save_copy(source_fd: int, directory: Path) -> Path:
     """A fresh file in ``directory`` holding what ``source_fd`` holds."""
+    import tempfile  # start-up: loads with the first command
+
     fd, raw_path = tempfile.mkstemp(prefix="output-", suffix=".log", dir=directory)
     with os.fdopen(fd, "wb") as target:
         offset = 0

@@ -9,7 +9,6 @@ from __future__ import annotations
 import asyncio
 import codecs
 import os
-import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
@@ -17,7 +16,6 @@ from typing import Any, Literal
 from loopwright.tools.base import SessionState, ToolBase, ToolContext, ToolResult
 from loopwright.tools.bash_process import kill_process_group, spawn_shell
 from loopwright.tools.command_wrapper import ProtectedPathsWatch, watch_protected_paths
-from loopwright.tools.ripgrep import run_rg
 from loopwright.tools.untrusted_files import read_at
 
 RESOURCE_KEY = "background_shells"
@@ -90,6 +88,8 @@ class BackgroundShells:
     async def start(self, command: str, cwd: Path, output_dir: Path, wrapper: Any | None) -> str:
         self._counter += 1
         shell_id = f"bash_{self._counter}"
+        import tempfile  # start-up: loads with the first command
+
         fd, raw_path = tempfile.mkstemp(prefix=f"{shell_id}-", suffix=".log", dir=output_dir)
         output_path = Path(raw_path)
         watch = watch_protected_paths(wrapper)
@@ -159,6 +159,8 @@ async def _filtered(text: str, pattern: str | None, cwd: Path) -> str | ToolResu
     if pattern is None:
         return text
     args = ["--no-config", "--color=never", "--text", "--no-line-number", "-e", pattern, "-"]
+    from loopwright.tools.ripgrep import run_rg  # start-up: loads with the first filter
+
     try:
         output = await run_rg(args, cwd, stdin=text.encode("utf-8", errors="surrogateescape"))
     except FileNotFoundError as exc:

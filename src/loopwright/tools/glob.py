@@ -7,11 +7,12 @@ import os
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from loopwright.tools.base import ToolBase, ToolContext, ToolResult
-from loopwright.tools.glob_pattern import CompiledGlob, compile_glob
-from loopwright.tools.ripgrep import run_rg
+
+if TYPE_CHECKING:
+    from loopwright.tools.glob_pattern import CompiledGlob
 
 MAX_RESULTS = 100
 # Never worth descending into: version-control internals are not project files.
@@ -95,6 +96,8 @@ async def _matches_not_ignored(root: Path, compiled: CompiledGlob) -> list[tuple
     """Matches among the files rg would search (it applies .gitignore, .ignore, .rgignore)."""
     args = ["--no-config", "--files", "--hidden", "--no-require-git", "--null"]
     args += ["--glob", "!.git", "--", "."]
+    from loopwright.tools.ripgrep import run_rg  # start-up: loads with the first search
+
     try:
         output = await run_rg(args, root)
     except FileNotFoundError as exc:
@@ -147,6 +150,8 @@ class GlobTool(ToolBase):
                 f"path is not a directory: {base}; pass an existing directory, "
                 "or leave path out to search the working directory"
             )
+        from loopwright.tools.glob_pattern import compile_glob  # start-up: the first search
+
         try:
             compiled = compile_glob(pattern)
         except ValueError as exc:

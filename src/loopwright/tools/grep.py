@@ -13,10 +13,12 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from loopwright.tools.base import PathGuard, ToolBase, ToolContext, ToolResult
-from loopwright.tools.ripgrep import RgOutput, run_rg, run_rg_lines
+
+if TYPE_CHECKING:
+    from loopwright.tools.ripgrep import RgOutput
 
 OutputMode = Literal["files_with_matches", "content", "count"]
 OUTPUT_MODES: tuple[OutputMode, ...] = ("files_with_matches", "content", "count")
@@ -290,6 +292,8 @@ class GrepTool(ToolBase):
         if guard is not None and guard.active:
             request = _guarded(request, guard, ctx.state.cwd)
         args = [*request.rg_args, "-e", request.pattern, "--", str(request.path)]
+        from loopwright.tools.ripgrep import run_rg  # start-up: loads with the first search
+
         try:
             if request.mode == "content":
                 return await self._content(args, request, ctx)
@@ -313,6 +317,8 @@ class GrepTool(ToolBase):
         keep = None
         if request.hidden is not None:
             keep = _line_filter(request.hidden)  # hidden files' lines are never counted
+        from loopwright.tools.ripgrep import run_rg_lines  # start-up: the first search
+
         output = await run_rg_lines(args, ctx.state.cwd, wanted, keep=keep)
         if output.exit_code == 2 and not output.lines:
             return ToolResult.error(

@@ -17,12 +17,6 @@ from typing import Any, TextIO
 from loopwright.tools.base import ToolBase, ToolContext, ToolResult
 from loopwright.tools.file_access import absolute_path
 from loopwright.tools.read_formats import render_notebook, render_pdf
-from loopwright.tools.read_image import (
-    IMAGE_SUFFIXES,
-    image_result,
-    mislabelled_image,
-    sniff_image,
-)
 from loopwright.tools.untrusted_files import NotARegularFile, open_regular, read_at
 
 DEFAULT_LINE_LIMIT = 2000
@@ -195,6 +189,14 @@ def _not_regular(path: Path) -> ToolResult:
 
 
 def _read_open_file(fd: int, path: Path, input: dict[str, Any]) -> tuple[ToolResult, bool | None]:
+    # start-up: the image code loads with the first read
+    from loopwright.tools.read_image import (
+        IMAGE_SUFFIXES,
+        image_result,
+        mislabelled_image,
+        sniff_image,
+    )
+
     suffix = path.suffix.lower()
     media_type = sniff_image(read_at(fd, 16), suffix)
     if media_type is not None or suffix in IMAGE_SUFFIXES:

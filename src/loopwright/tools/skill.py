@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from loopwright.errors import ConfigurationError, SettingsError
-from loopwright.tools.base import ToolBase, ToolContext, ToolResult, run_blocking
+from loopwright.tools.base import ToolBase, ToolContext, ToolResult
 from loopwright.tools.frontmatter import parse_frontmatter
 
 SKILL_TOOL_NAME = "Skill"
@@ -150,6 +150,8 @@ class SkillTool(ToolBase):
             names = ", ".join(s.name for s in self.skills if s.model_invocable) or "(none)"
             return ToolResult.error(f"unknown skill {requested!r}; available skills: {names}")
         try:
+            from loopwright.tools.function_tool import run_blocking  # start-up
+
             text: str = await run_blocking(skill.path.read_text, "utf-8")
             _, body = parse_frontmatter(text, str(skill.path))
         except (OSError, SettingsError) as exc:

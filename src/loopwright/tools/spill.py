@@ -12,7 +12,6 @@ import os
 import re
 import shutil
 import stat
-import tempfile
 from pathlib import Path
 
 from loopwright.private_files import make_private_dirs
@@ -45,6 +44,8 @@ def session_output_dir(session_id: str) -> Path:
 
 def spill_text(session_id: str, text: str) -> Path:
     """Save ``text`` in the session's output directory; returns the file."""
+    import tempfile  # start-up: loads with the first long output
+
     fd, name = tempfile.mkstemp(
         prefix="tool-output-", suffix=".txt", dir=session_output_dir(session_id)
     )

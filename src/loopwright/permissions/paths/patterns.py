@@ -13,9 +13,12 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from loopwright.permissions.rules import PermissionRule
-from loopwright.tools.glob_pattern import GlobMatcher
+
+if TYPE_CHECKING:
+    from loopwright.tools.glob_pattern import GlobMatcher
 
 _UNRESOLVABLE = "/\u2400unresolvable"
 
@@ -104,6 +107,8 @@ def rule_root(specifier: str, anchor: Path | None, cwd: Path, home: Path) -> tup
 def _matcher(rest: str, is_allow: bool) -> GlobMatcher:
     """The rule's pattern below its root as a glob matched segment by segment (the Glob
     tool's engine: no backtracking, ``**/**`` collapsed), in gitignore's reading."""
+    from loopwright.tools.glob_pattern import GlobMatcher  # start-up: the first path rule
+
     # ``x/`` (a directory) covers x and what is inside, as ``x`` does.
     rest = rest.rstrip("/") or "**"
     segments = rest.split("/")
