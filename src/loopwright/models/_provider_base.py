@@ -58,7 +58,11 @@ def json_content(body: Mapping[str, Any]) -> bytes:
     Handing the SDK bytes instead of a dict skips its per-request deep copy of the body
     (O(history) on every turn); our own client sends these bytes as they are.
     """
-    text = json.dumps(body, ensure_ascii=False, separators=(",", ":"))
+    return json_bytes(json.dumps(body, ensure_ascii=False, separators=(",", ":")))
+
+
+def json_bytes(text: str) -> bytes:
+    """JSON text (``json.dumps(..., ensure_ascii=False)``) as the bytes of a request body."""
     try:
         return text.encode()
     except UnicodeEncodeError:
