@@ -8,16 +8,20 @@ messages it has not seen; :func:`json_body` then splices the kept text into the 
 The bytes sent are those ``json_content`` makes of the same body.
 
 An entry is keyed by the message object (messages are frozen) and checked against the
-blocks it was made from, so a content list changed in place is converted again. The
-cache holds the conversations of a provider's last few requests (one per session that
-uses the provider), and only the messages of each one's latest request.
+blocks it was made from, so a content list changed in place is converted again. The usual
+request (the previous one's messages and new ones after them) is recognised in C: the same
+message objects, their blocks in a row equal to what they were (the same objects, or of
+the same value). The cache holds the conversations of a provider's last few requests (one
+per session that uses the provider), and only the messages of each one's latest request.
 """
 
 from __future__ import annotations
 
 import json
 from collections import OrderedDict
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from itertools import chain
+from operator import attrgetter, is_
 from typing import Any, Generic, TypeVar
 
 from loopwright.messages import AssistantMessage, ContentBlock, UserMessage
@@ -47,12 +51,16 @@ class _Entry(Generic[T]):
 
 
 class _Conversation(Generic[T]):
-    __slots__ = ("entries", "first", "last_used")
+    __slots__ = ("blocks", "entries", "first", "last_used", "messages", "values")
 
     def __init__(self, first: Message) -> None:
         self.first = first
         self.entries: dict[int, _Entry[T]] = {}
         self.last_used = 0
+        # The latest request's messages, their blocks in a row and what they became.
+        self.messages: tuple[Message, ...] = ()
+        self.blocks: list[str | ContentBlock] = []
+        self.values: list[T] = []
 
 
 def _blocks(message: Message) -> str | tuple[ContentBlock, ...]:
@@ -60,16 +68,11 @@ def _blocks(message: Message) -> str | tuple[ContentBlock, ...]:
     return content if isinstance(content, str) else tuple(content)
 
 
-def _unchanged(entry: _Entry[T], message: Message) -> bool:
-    content = message.content
-    kept = entry.blocks
-    if isinstance(content, str) or isinstance(kept, str):
-        return content is kept
-    return len(content) == len(kept) and all(map(_is, content, kept))
+_content = attrgetter("content")
 
 
-def _is(a: object, b: object) -> bool:
-    return a is b
+def _all_blocks(messages: Iterable[Message]) -> list[str | ContentBlock]:
+    return list(chain.from_iterable(map(_content, messages)))
 
 
 class WireCache(Generic[T]):
@@ -85,17 +88,45 @@ class WireCache(Generic[T]):
             return []
         self._requests += 1
         conversation = self._conversation(messages[0])
+        seen = len(conversation.messages)
+        # The usual request: the latest one's messages, their blocks as they were (compared
+        # by identity, else by value, in C), and new messages after them.
+        if (
+            len(messages) >= seen
+            and all(map(is_, messages, conversation.messages))
+            and _all_blocks(messages[:seen]) == conversation.blocks
+        ):
+            new = messages[seen:]
+            values = conversation.values + self._converted(conversation, new, keep=True)
+            conversation.blocks += _all_blocks(new)
+        else:
+            values = self._converted(conversation, messages, keep=False)
+            conversation.blocks = _all_blocks(messages)
+        conversation.messages = tuple(messages)
+        conversation.values = values
+        return list(values)
+
+    def _converted(
+        self, conversation: _Conversation[T], messages: Sequence[Message], *, keep: bool
+    ) -> list[T]:
+        """What ``messages`` become: kept entries when their blocks are the same objects.
+        Entries of the conversation's other messages are dropped unless ``keep``."""
         kept = conversation.entries
-        entries: dict[int, _Entry[T]] = {}
+        entries: dict[int, _Entry[T]] = kept if keep else {}
         values: list[T] = []
-        convert = self._convert
         for message in messages:
             key = id(message)
-            entry = kept.get(key)
-            if entry is None or not _unchanged(entry, message):
-                entry = entries.get(key)  # the same message twice in one request
-                if entry is None or not _unchanged(entry, message):
-                    entry = _Entry(message, _blocks(message), convert(message))
+            entry = kept.get(key) or entries.get(key)  # or twice in one request
+            if entry is not None:
+                content, blocks = message.content, entry.blocks
+                if content is not blocks and (
+                    isinstance(content, str)
+                    or len(content) != len(blocks)
+                    or not all(map(is_, content, blocks))
+                ):
+                    entry = None
+            if entry is None:
+                entry = _Entry(message, _blocks(message), self._convert(message))
             entries[key] = entry
             values.append(entry.value)
         conversation.entries = entries
