@@ -1,5 +1,5 @@
 """The providers encode each message once and keep its JSON between requests
-(``models/_wire_cache``): the bytes sent must stay exactly ``json_content`` of the body
+(``models/_provider_base``): the bytes sent must stay exactly ``json_content`` of the body
 built from scratch, request after request, whatever the history holds."""
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from loopwright.messages import (
     ToolUseBlock,
     UserMessage,
 )
-from loopwright.models import _wire_cache
+from loopwright.models import _provider_base as wire_cache
 from loopwright.models._anthropic_wire import build_body as anthropic_body
 from loopwright.models._provider_base import json_content
 from loopwright.models.anthropic import AnthropicModel
@@ -149,7 +149,7 @@ def test_a_kept_message_is_converted_once() -> None:
         calls.append(message)
         return str(message.content)
 
-    cache: _wire_cache.WireCache[str] = _wire_cache.WireCache(convert)
+    cache: wire_cache.WireCache[str] = wire_cache.WireCache(convert)
     history = _history()
     for end in range(1, len(history) + 1):
         assert cache.convert_all(history[:end]) == [str(m.content) for m in history[:end]]
@@ -157,13 +157,13 @@ def test_a_kept_message_is_converted_once() -> None:
 
 
 def test_finished_conversations_are_let_go() -> None:
-    cache: _wire_cache.WireCache[str] = _wire_cache.WireCache(lambda m: "x")
-    sessions = [[UserMessage(str(n))] for n in range(_wire_cache.MAX_CONVERSATIONS + 5)]
+    cache: wire_cache.WireCache[str] = wire_cache.WireCache(lambda m: "x")
+    sessions = [[UserMessage(str(n))] for n in range(wire_cache.MAX_CONVERSATIONS + 5)]
     for messages in sessions:
         cache.convert_all(messages)
     kept = cache._conversations  # pyright: ignore[reportPrivateUsage]
-    assert len(kept) == _wire_cache.MAX_CONVERSATIONS
-    for _ in range(_wire_cache.MAX_IDLE_REQUESTS + 1):
+    assert len(kept) == wire_cache.MAX_CONVERSATIONS
+    for _ in range(wire_cache.MAX_IDLE_REQUESTS + 1):
         cache.convert_all(sessions[-1])
     assert [c.first for c in kept.values()] == [sessions[-1][0]]
 
@@ -171,8 +171,8 @@ def test_finished_conversations_are_let_go() -> None:
 def test_json_body_is_the_encoders_own_output() -> None:
     items: list[Any] = [{"a": 1.5, "b": None, "c": "é"}]
     body: dict[str, Any] = {"model": "m", "input": items, "n": float("inf"), "t": True}
-    text = _wire_cache.json_body(body, "input", items, '[{"a":1.5,"b":null,"c":"é"}]')
-    assert text == _wire_cache.to_json(body)
+    text = wire_cache.json_body(body, "input", items, '[{"a":1.5,"b":null,"c":"é"}]')
+    assert text == wire_cache.to_json(body)
     odd: dict[Any, Any] = {"input": items, 1: "x"}  # a key not a str (from extra_body)
-    assert _wire_cache.json_body(odd, "input", items, "WRONG") == _wire_cache.to_json(odd)
-    assert _wire_cache.json_body(body, "input", [], "WRONG") == _wire_cache.to_json(body)
+    assert wire_cache.json_body(odd, "input", items, "WRONG") == wire_cache.to_json(odd)
+    assert wire_cache.json_body(body, "input", [], "WRONG") == wire_cache.to_json(body)

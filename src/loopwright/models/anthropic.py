@@ -32,8 +32,11 @@ from loopwright.models._provider_base import (
     DEFAULT_TIMEOUT,
     HttpProvider,
     Timeout,
+    WireCache,
+    json_body,
     json_bytes,
     json_content,
+    to_json,
 )
 from loopwright.models._sse import ServerSentEvent
 from loopwright.models._transport import (
@@ -45,7 +48,6 @@ from loopwright.models._transport import (
     sdk_error,
     sdk_events,
 )
-from loopwright.models._wire_cache import WireCache, json_body, to_json
 from loopwright.models.base import ModelEvent, ModelRequest
 from loopwright.models.capabilities import Capabilities, capabilities_for
 from loopwright.models.settings import ModelSettings, ServerTool

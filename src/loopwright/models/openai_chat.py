@@ -32,9 +32,15 @@ from loopwright.messages import (
 from loopwright.models._chat_stream import API, ChatAssembly
 from loopwright.models._openai_common import PROVIDER, OpenAIProvider
 from loopwright.models._openai_settings import apply_settings, check_settings
-from loopwright.models._provider_base import DEFAULT_TIMEOUT, Timeout, json_bytes
+from loopwright.models._provider_base import (
+    DEFAULT_TIMEOUT,
+    Timeout,
+    WireCache,
+    json_body,
+    json_bytes,
+    to_json,
+)
 from loopwright.models._tool_arguments import tool_arguments_json
-from loopwright.models._wire_cache import WireCache, json_body, to_json
 from loopwright.models.base import ModelEvent, ModelRequest
 from loopwright.models.capabilities import Capabilities
 from loopwright.models.settings import ModelSettings, ServerTool

@@ -23,10 +23,9 @@ from loopwright.messages import (
 )
 from loopwright.models._openai_common import PROVIDER, OpenAIProvider
 from loopwright.models._openai_settings import apply_settings, check_settings, server_tool_params
-from loopwright.models._provider_base import json_bytes
+from loopwright.models._provider_base import WireCache, json_body, json_bytes, to_json
 from loopwright.models._responses_output import Assembly, Done, ErrorData, stream_item
 from loopwright.models._tool_arguments import tool_arguments_json
-from loopwright.models._wire_cache import WireCache, json_body, to_json
 from loopwright.models.base import ModelEvent, ModelRequest
 from loopwright.models.settings import ModelSettings, ServerTool
 
