@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import AsyncIterator, Mapping, Sequence
+from operator import itemgetter
 from typing import TYPE_CHECKING, Any, cast
 
 from loopwright.errors import ModelError
@@ -64,6 +65,8 @@ _ENV = ProviderEnvironment(
     sdk_package="anthropic",
 )
 _ERRORS = AnthropicErrors()
+_FIRST = itemgetter(0)
+_SECOND = itemgetter(1)
 
 CONTEXT_1M_BETA = "context-1m-2025-08-07"
 
@@ -131,9 +134,9 @@ class AnthropicModel(HttpProvider):
     def _request_body(self, request: ModelRequest) -> tuple[bytes, list[str]]:
         """The body's bytes (``json_content`` of ``build_body``) and its beta flags; the
         history's messages converted and encoded once, in earlier requests."""
-        converted = [m for m in self._wire.convert_all(request.messages) if m is not None]
-        messages = [wire for wire, _ in converted]
-        texts = [text for _, text in converted]
+        converted = list(filter(None, self._wire.convert_all(request.messages)))
+        messages = list(map(_FIRST, converted))
+        texts = list(map(_SECOND, converted))
         if messages and (latest := marked_latest(messages[-1])) is not messages[-1]:
             messages[-1], texts[-1] = latest, to_json(latest)
         limit = self.capabilities.max_output_tokens

@@ -16,6 +16,8 @@ from __future__ import annotations
 
 import json
 from collections.abc import AsyncIterator, Iterable, Mapping, Sequence
+from itertools import chain
+from operator import itemgetter
 from typing import TYPE_CHECKING, Any, Literal
 from urllib.parse import urlsplit
 
@@ -124,9 +126,14 @@ class OpenAIChatModel(OpenAIProvider):
     def _request_body(self, request: ModelRequest) -> bytes:
         """``json_content`` of ``build_body``; the history's messages converted and encoded
         once, in earlier requests (a user turn merged with the one before it, anew)."""
-        joined = _joined(self._wire.convert_all(request.messages))
-        messages = [item for item, _ in joined]
-        texts = [text if text is not None else to_json(item) for item, text in joined]
+        converted = list(chain.from_iterable(self._wire.convert_all(request.messages)))
+        messages = list(map(_FIRST, converted))
+        if "|user|user|" in f"|{'|'.join(map(_ROLE, messages))}|":
+            joined = _joined([converted])
+            messages = [item for item, _ in joined]
+            texts = [text if text is not None else to_json(item) for item, text in joined]
+        else:  # nothing to merge (the usual history): all in C
+            texts = list(map(_SECOND, converted))
         if request.system:
             system = {"role": "system", "content": request.system}
             messages.insert(0, system)
@@ -184,6 +191,11 @@ class OpenAIChatModel(OpenAIProvider):
         if request.settings is not None:
             apply_settings("chat", body, request.settings)
         return body
+
+
+_FIRST = itemgetter(0)
+_SECOND = itemgetter(1)
+_ROLE = itemgetter("role")
 
 
 def _is_openai(base_url: str | None) -> bool:

@@ -8,6 +8,8 @@ and are sent back verbatim on the next turn so the model keeps its chain of thou
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Sequence
+from itertools import chain
+from operator import itemgetter
 from typing import Any, cast
 
 from loopwright.errors import ModelError
@@ -30,6 +32,8 @@ from loopwright.models.base import ModelEvent, ModelRequest
 from loopwright.models.settings import ModelSettings, ServerTool
 
 _API = "OpenAI Responses API"
+_FIRST = itemgetter(0)
+_SECOND = itemgetter(1)
 # Keys of a reasoning output item that the API accepts back as an input item.
 _REASONING_KEYS = ("type", "id", "summary", "content", "encrypted_content")
 
@@ -71,8 +75,8 @@ class OpenAIResponsesModel(OpenAIProvider):
         if self._wire is None:
             self._wire = WireCache(_items_json)
         converted = self._wire.convert_all(request.messages)
-        items = [item for message_items, _ in converted for item in message_items]
-        texts = ",".join(text for _, text in converted if text)
+        items = list(chain.from_iterable(map(_FIRST, converted)))
+        texts = ",".join(filter(None, map(_SECOND, converted)))
         body = build_body(request, self._model, reasoning=self.supports_reasoning, items=items)
         return json_bytes(json_body(body, "input", items, f"[{texts}]"))
 
