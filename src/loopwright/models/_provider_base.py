@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import threading
 import time
 from collections import OrderedDict
 from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
@@ -229,10 +230,16 @@ class WireCache(Generic[T]):
         self._convert = convert
         self._conversations: OrderedDict[int, _Conversation[T]] = OrderedDict()
         self._requests = 0
+        # A provider object may serve event loops in several threads at once.
+        self._lock = threading.Lock()
 
     def convert_all(self, messages: Sequence[Message]) -> list[T]:
         if not messages:
             return []
+        with self._lock:
+            return self._convert_all(messages)
+
+    def _convert_all(self, messages: Sequence[Message]) -> list[T]:
         self._requests += 1
         conversation = self._conversation(messages[0])
         seen = len(conversation.messages)
@@ -280,7 +287,8 @@ class WireCache(Generic[T]):
         return values
 
     def clear(self) -> None:
-        self._conversations.clear()
+        with self._lock:
+            self._conversations.clear()
 
     def _conversation(self, first: Message) -> _Conversation[T]:
         conversations = self._conversations
