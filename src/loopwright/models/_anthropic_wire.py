@@ -50,14 +50,19 @@ def wire_tool_id(call_id: str) -> str:
 
 
 def build_body(
-    request: ModelRequest, model: str, *, output_limit: int | None = None
+    request: ModelRequest,
+    model: str,
+    *,
+    output_limit: int | None = None,
+    messages: list[dict[str, Any]] | None = None,
 ) -> tuple[dict[str, Any], list[str]]:
     """The request body and the beta flags it needs. Without a max_tokens of its own the
-    request asks for DEFAULT_MAX_TOKENS, or the model's output limit if that is lower."""
+    request asks for DEFAULT_MAX_TOKENS, or the model's output limit if that is lower.
+    ``messages``: the request's messages already converted (``convert_messages``)."""
     max_tokens = request.max_tokens or min(DEFAULT_MAX_TOKENS, output_limit or DEFAULT_MAX_TOKENS)
     body: dict[str, Any] = {
         "model": model,
-        "messages": convert_messages(request.messages),
+        "messages": convert_messages(request.messages) if messages is None else messages,
         "stream": True,
     }
     if request.system:
@@ -144,28 +149,32 @@ def thinking_param(config: ThinkingConfig, max_tokens: int) -> tuple[dict[str, A
 
 
 def convert_messages(messages: list[AssistantMessage | UserMessage]) -> list[dict[str, Any]]:
-    wire: list[dict[str, Any]] = []
-    for message in messages:
-        if isinstance(message, UserMessage):
-            blocks = [_user_block(b) for b in message.blocks]
-            role = "user"
-        else:
-            blocks = [_assistant_block(b) for b in message.content]
-            role = "assistant"
-        content = [b for b in blocks if b is not None]
-        if content:
-            wire.append({"role": role, "content": content})
-    _mark_latest_turn(wire)
+    wire = [m for m in map(wire_message, messages) if m is not None]
+    if wire:
+        wire[-1] = marked_latest(wire[-1])
     return wire
 
 
-def _mark_latest_turn(wire: list[dict[str, Any]]) -> None:
-    """Cache everything up to the newest block, so the next request reads it back."""
-    if not wire:
-        return
-    last = wire[-1]["content"][-1]
-    if last.get("type") in ("text", "image", "tool_result", "tool_use", "server_tool_use"):
-        last["cache_control"] = _CACHE
+def wire_message(message: AssistantMessage | UserMessage) -> dict[str, Any] | None:
+    """One message on the wire, or None when none of its blocks goes to this API. The same
+    for the same message at any place in the history: only the latest is marked."""
+    if isinstance(message, UserMessage):
+        blocks = [_user_block(b) for b in message.blocks]
+        role = "user"
+    else:
+        blocks = [_assistant_block(b) for b in message.content]
+        role = "assistant"
+    content = [b for b in blocks if b is not None]
+    return {"role": role, "content": content} if content else None
+
+
+def marked_latest(message: dict[str, Any]) -> dict[str, Any]:
+    """The request's latest message with a cache breakpoint after its last block (so the
+    next request reads everything up to it back), as a copy: ``message`` is not changed."""
+    *earlier, last = message["content"]
+    if last.get("type") not in ("text", "image", "tool_result", "tool_use", "server_tool_use"):
+        return message
+    return {**message, "content": [*earlier, {**last, "cache_control": _CACHE}]}
 
 
 def _user_block(block: ContentBlock) -> dict[str, Any] | None:

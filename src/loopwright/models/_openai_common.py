@@ -109,19 +109,19 @@ class OpenAIProvider(HttpProvider):
         self.created_by_loopwright = share_client
 
     def server_events(
-        self, path: str, body: dict[str, Any], extra_headers: Mapping[str, str]
+        self, path: str, content: bytes, extra_headers: Mapping[str, str]
     ) -> AsyncIterator[ServerSentEvent]:
-        """POST ``body`` to ``path`` and yield the response's server-sent events (by our
-        client, or the SDK); failures are raised as ModelErrors. Nothing comes after
-        ``[DONE]``."""
+        """POST ``content`` (a body's ``json_content``) to ``path`` and yield the
+        response's server-sent events (by our client, or the SDK); failures are raised as
+        ModelErrors. Nothing comes after ``[DONE]``."""
         route = self._route
         if route is None:
             return sdk_events(
-                _sdk(), lambda: self._sdk_post(path, body, extra_headers), self._errors
+                _sdk(), lambda: self._sdk_post(path, content, extra_headers), self._errors
             )
         headers = request_headers(route.api_key, custom=self._custom_headers, extra=extra_headers)
         client = self._http_clients.get()
-        return post_events(client, route.endpoint(path), headers, json_content(body), self._errors)
+        return post_events(client, route.endpoint(path), headers, content, self._errors)
 
     async def post_json(self, path: str, body: dict[str, Any]) -> dict[str, Any] | None:
         """POST ``body`` to ``path`` by our client and read its JSON; None when the SDK
@@ -135,9 +135,7 @@ class OpenAIProvider(HttpProvider):
             client, route.endpoint(path), headers, json_content(body), self._errors
         )
 
-    async def _sdk_post(
-        self, path: str, body: dict[str, Any], extra_headers: Mapping[str, str]
-    ) -> Any:
+    async def _sdk_post(self, path: str, content: bytes, extra_headers: Mapping[str, str]) -> Any:
         import openai
 
         client: openai.AsyncOpenAI = self._clients.get()
@@ -147,7 +145,7 @@ class OpenAIProvider(HttpProvider):
             options["headers"] = dict(extra_headers)
         return await client.post(
             path,
-            content=json_content(body),
+            content=content,
             cast_to=object,
             stream=True,
             stream_cls=openai.AsyncStream[object],

@@ -14,14 +14,31 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import AsyncIterator, Mapping, Sequence
+from operator import itemgetter
 from typing import TYPE_CHECKING, Any, cast
 
 from loopwright.errors import ModelError
+from loopwright.messages import AssistantMessage, UserMessage
 from loopwright.models._anthropic_events import Assembly, ErrorEvent, stream_item
 from loopwright.models._anthropic_http import AnthropicErrors, request_headers
 from loopwright.models._anthropic_settings import check_settings
-from loopwright.models._anthropic_wire import PROVIDER, build_body, count_tokens_body
-from loopwright.models._provider_base import DEFAULT_TIMEOUT, HttpProvider, Timeout, json_content
+from loopwright.models._anthropic_wire import (
+    PROVIDER,
+    build_body,
+    count_tokens_body,
+    marked_latest,
+    wire_message,
+)
+from loopwright.models._provider_base import (
+    DEFAULT_TIMEOUT,
+    HttpProvider,
+    Timeout,
+    WireCache,
+    json_body,
+    json_bytes,
+    json_content,
+    to_json,
+)
 from loopwright.models._sse import ServerSentEvent
 from loopwright.models._transport import (
     ClientOptions,
@@ -48,6 +65,8 @@ _ENV = ProviderEnvironment(
     sdk_package="anthropic",
 )
 _ERRORS = AnthropicErrors()
+_FIRST = itemgetter(0)
+_SECOND = itemgetter(1)
 
 CONTEXT_1M_BETA = "context-1m-2025-08-07"
 
@@ -86,6 +105,7 @@ class AnthropicModel(HttpProvider):
         self._clients, self._http_clients, self._route = clients.sdk, clients.http, clients.route
         self._custom_headers = dict(default_headers or {})
         self.created_by_loopwright = share_client
+        self._wire: WireCache[tuple[dict[str, Any], str] | None] = WireCache(_wire_json)
 
     def check_settings(
         self, settings: ModelSettings | None, server_tools: Sequence[ServerTool] = ()
@@ -94,12 +114,11 @@ class AnthropicModel(HttpProvider):
         check_settings(settings, server_tools)
 
     async def stream(self, request: ModelRequest) -> AsyncIterator[ModelEvent]:
-        limit = self.capabilities.max_output_tokens
-        body, betas = build_body(request, self._wire_model, output_limit=limit)
+        content, betas = self._request_body(request)
         betas += self._betas
         extra_headers = request.settings.extra_headers if request.settings else {}
         assembly = Assembly(self._model)
-        async for sse in self._server_events(body, betas, extra_headers):
+        async for sse in self._server_events(content, betas, extra_headers):
             try:
                 item = stream_item(sse)
             except ValueError as exc:
@@ -112,22 +131,41 @@ class AnthropicModel(HttpProvider):
                     yield delta
         yield assembly.response()
 
+    def _request_body(self, request: ModelRequest) -> tuple[bytes, list[str]]:
+        """The body's bytes (``json_content`` of ``build_body``) and its beta flags; the
+        history's messages converted and encoded once, in earlier requests."""
+        converted = list(filter(None, self._wire.convert_all(request.messages)))
+        messages = list(map(_FIRST, converted))
+        texts = list(map(_SECOND, converted))
+        if messages and (latest := marked_latest(messages[-1])) is not messages[-1]:
+            messages[-1], texts[-1] = latest, to_json(latest)
+        limit = self.capabilities.max_output_tokens
+        body, betas = build_body(request, self._wire_model, output_limit=limit, messages=messages)
+        text = json_body(body, "messages", messages, "[" + ",".join(texts) + "]")
+        return json_bytes(text), betas
+
+    async def aclose(self) -> None:
+        self._wire.clear()
+        await super().aclose()
+
     def _server_events(
-        self, body: dict[str, Any], betas: list[str], extra_headers: Mapping[str, str]
+        self, content: bytes, betas: list[str], extra_headers: Mapping[str, str]
     ) -> AsyncIterator[ServerSentEvent]:
         """The response's server-sent events, by our client or (see ``_transport``) the SDK."""
         route = self._route
         if route is None:
-            return sdk_events(_sdk(), lambda: self._sdk_post(body, betas, extra_headers), _ERRORS)
+            return sdk_events(
+                _sdk(), lambda: self._sdk_post(content, betas, extra_headers), _ERRORS
+            )
         headers = request_headers(
             route.api_key, custom=self._custom_headers, extra=extra_headers, betas=betas
         )
         where = route.endpoint("/v1/messages", "beta=true" if betas else "")
         client = self._http_clients.get()
-        return post_events(client, where, headers, json_content(body), _ERRORS)
+        return post_events(client, where, headers, content, _ERRORS)
 
     async def _sdk_post(
-        self, body: dict[str, Any], betas: list[str], extra_headers: Mapping[str, str]
+        self, content: bytes, betas: list[str], extra_headers: Mapping[str, str]
     ) -> Any:
         """POST the prepared body through the SDK client (its auth and transport).
 
@@ -145,7 +183,7 @@ class AnthropicModel(HttpProvider):
             options["params"] = {"beta": "true"}
         return await client.post(
             "/v1/messages",
-            content=json_content(body),
+            content=content,
             cast_to=object,
             stream=True,
             stream_cls=anthropic.AsyncStream[object],
@@ -172,6 +210,11 @@ class AnthropicModel(HttpProvider):
         except Exception as exc:
             raise sdk_error(_sdk(), exc, _ERRORS, mid_stream=False) from exc
         return result.input_tokens
+
+
+def _wire_json(message: AssistantMessage | UserMessage) -> tuple[dict[str, Any], str] | None:
+    wire = wire_message(message)
+    return None if wire is None else (wire, to_json(wire))
 
 
 def _sdk() -> Any:

@@ -15,7 +15,9 @@ on the next request goes back.
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncIterator, Mapping, Sequence
+from collections.abc import AsyncIterator, Iterable, Mapping, Sequence
+from itertools import chain
+from operator import itemgetter
 from typing import TYPE_CHECKING, Any, Literal
 from urllib.parse import urlsplit
 
@@ -32,7 +34,14 @@ from loopwright.messages import (
 from loopwright.models._chat_stream import API, ChatAssembly
 from loopwright.models._openai_common import PROVIDER, OpenAIProvider
 from loopwright.models._openai_settings import apply_settings, check_settings
-from loopwright.models._provider_base import DEFAULT_TIMEOUT, Timeout
+from loopwright.models._provider_base import (
+    DEFAULT_TIMEOUT,
+    Timeout,
+    WireCache,
+    json_body,
+    json_bytes,
+    to_json,
+)
 from loopwright.models._tool_arguments import tool_arguments_json
 from loopwright.models.base import ModelEvent, ModelRequest
 from loopwright.models.capabilities import Capabilities
@@ -84,6 +93,7 @@ class OpenAIChatModel(OpenAIProvider):
         self.max_tokens_field = max_tokens_field or (
             "max_completion_tokens" if _is_openai(base_url) else "max_tokens"
         )
+        self._wire: WireCache[list[tuple[dict[str, Any], str]]] = WireCache(_messages_json)
 
     def check_settings(
         self, settings: ModelSettings | None, server_tools: Sequence[ServerTool] = ()
@@ -92,12 +102,12 @@ class OpenAIChatModel(OpenAIProvider):
         check_settings("chat", settings, server_tools, self.supports_reasoning)
 
     async def stream(self, request: ModelRequest) -> AsyncIterator[ModelEvent]:
-        body = self.build_body(request)
+        content = self._request_body(request)
         extra_headers = request.settings.extra_headers if request.settings else {}
         assembly = ChatAssembly(self._model)
         # Server-sent events read as plain JSON: vendor fields (reasoning_details, x_groq)
         # stay visible, [DONE] is seen, and no pydantic object is built per chunk.
-        async for sse in self.server_events("/chat/completions", body, extra_headers):
+        async for sse in self.server_events("/chat/completions", content, extra_headers):
             if sse.data.startswith("[DONE]"):
                 assembly.done = True
                 break
@@ -113,11 +123,38 @@ class OpenAIChatModel(OpenAIProvider):
             yield event
         yield assembly.response()
 
-    def build_body(self, request: ModelRequest) -> dict[str, Any]:
-        messages: list[dict[str, Any]] = []
+    def _request_body(self, request: ModelRequest) -> bytes:
+        """``json_content`` of ``build_body``; the history's messages converted and encoded
+        once, in earlier requests (a user turn merged with the one before it, anew)."""
+        converted = list(chain.from_iterable(self._wire.convert_all(request.messages)))
+        messages = list(map(_FIRST, converted))
+        if "|user|user|" in f"|{'|'.join(map(_ROLE, messages))}|":
+            joined = _joined([converted])
+            messages = [item for item, _ in joined]
+            texts = [text if text is not None else to_json(item) for item, text in joined]
+        else:  # nothing to merge (the usual history): all in C
+            texts = list(map(_SECOND, converted))
         if request.system:
-            messages.append({"role": "system", "content": request.system})
-        messages.extend(convert_messages(request.messages))
+            system = {"role": "system", "content": request.system}
+            messages.insert(0, system)
+            texts.insert(0, to_json(system))
+        body = self.build_body(request, messages=messages)
+        return json_bytes(json_body(body, "messages", messages, "[" + ",".join(texts) + "]"))
+
+    async def aclose(self) -> None:
+        self._wire.clear()
+        await super().aclose()
+
+    def build_body(
+        self, request: ModelRequest, *, messages: list[dict[str, Any]] | None = None
+    ) -> dict[str, Any]:
+        """The request body; ``messages``: the system prompt and the request's messages
+        already converted."""
+        if messages is None:
+            messages = []
+            if request.system:
+                messages.append({"role": "system", "content": request.system})
+            messages.extend(convert_messages(request.messages))
         body: dict[str, Any] = {
             "model": self._model,
             "messages": messages,
@@ -156,6 +193,11 @@ class OpenAIChatModel(OpenAIProvider):
         return body
 
 
+_FIRST = itemgetter(0)
+_SECOND = itemgetter(1)
+_ROLE = itemgetter("role")
+
+
 def _is_openai(base_url: str | None) -> bool:
     """OpenAI's own endpoint: no base_url, or one naming api.openai.com (OPENAI_BASE_URL is
     often set to it), where reasoning models refuse ``max_tokens``."""
@@ -165,18 +207,33 @@ def _is_openai(base_url: str | None) -> bool:
 
 
 def convert_messages(messages: list[AssistantMessage | UserMessage]) -> list[dict[str, Any]]:
-    wire: list[dict[str, Any]] = []
-    for message in messages:
-        converted = (
-            _user_messages(message)
-            if isinstance(message, UserMessage)
-            else _assistant_message(message)
-        )
-        for item in converted:
-            if wire and item["role"] == "user" and wire[-1]["role"] == "user":
-                wire[-1] = _merged_user(wire[-1], item)
+    converted = ([(item, None) for item in wire_messages(message)] for message in messages)
+    return [item for item, _ in _joined(converted)]
+
+
+def wire_messages(message: AssistantMessage | UserMessage) -> list[dict[str, Any]]:
+    """One message's wire messages, before a user turn is merged with the one before it."""
+    if isinstance(message, UserMessage):
+        return _user_messages(message)
+    return _assistant_message(message)
+
+
+def _messages_json(message: AssistantMessage | UserMessage) -> list[tuple[dict[str, Any], str]]:
+    return [(item, to_json(item)) for item in wire_messages(message)]
+
+
+def _joined(
+    converted: Iterable[Sequence[tuple[dict[str, Any], str | None]]],
+) -> list[tuple[dict[str, Any], str | None]]:
+    """The messages' wire messages (each with its JSON, if known) in a row, two user turns
+    in a row merged into one (without JSON: it is new)."""
+    wire: list[tuple[dict[str, Any], str | None]] = []
+    for items in converted:
+        for item, text in items:
+            if wire and item["role"] == "user" and wire[-1][0]["role"] == "user":
+                wire[-1] = (_merged_user(wire[-1][0], item), None)
             else:
-                wire.append(item)
+                wire.append((item, text))
     return wire
 
 

@@ -8,6 +8,8 @@ and are sent back verbatim on the next turn so the model keeps its chain of thou
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Sequence
+from itertools import chain
+from operator import itemgetter
 from typing import Any, cast
 
 from loopwright.errors import ModelError
@@ -23,12 +25,15 @@ from loopwright.messages import (
 )
 from loopwright.models._openai_common import PROVIDER, OpenAIProvider
 from loopwright.models._openai_settings import apply_settings, check_settings, server_tool_params
+from loopwright.models._provider_base import WireCache, json_body, json_bytes, to_json
 from loopwright.models._responses_output import Assembly, Done, ErrorData, stream_item
 from loopwright.models._tool_arguments import tool_arguments_json
 from loopwright.models.base import ModelEvent, ModelRequest
 from loopwright.models.settings import ModelSettings, ServerTool
 
 _API = "OpenAI Responses API"
+_FIRST = itemgetter(0)
+_SECOND = itemgetter(1)
 # Keys of a reasoning output item that the API accepts back as an input item.
 _REASONING_KEYS = ("type", "id", "summary", "content", "encrypted_content")
 
@@ -37,6 +42,8 @@ class OpenAIResponsesModel(OpenAIProvider):
     """An OpenAI model on the Responses API. ``name`` is the model id."""
 
     _api = _API
+    # Made at the first request (the constructor is OpenAIProvider's).
+    _wire: WireCache[tuple[list[dict[str, Any]], str]] | None = None
 
     def check_settings(
         self, settings: ModelSettings | None, server_tools: Sequence[ServerTool] = ()
@@ -45,10 +52,10 @@ class OpenAIResponsesModel(OpenAIProvider):
         check_settings("responses", settings, server_tools, self.supports_reasoning)
 
     async def stream(self, request: ModelRequest) -> AsyncIterator[ModelEvent]:
-        body = build_body(request, self._model, reasoning=self.supports_reasoning)
+        content = self._request_body(request)
         extra_headers = request.settings.extra_headers if request.settings else {}
         assembly = Assembly(self._model)
-        async for sse in self.server_events("/responses", body, extra_headers):
+        async for sse in self.server_events("/responses", content, extra_headers):
             try:
                 item = stream_item(sse)
             except ValueError as exc:
@@ -61,6 +68,21 @@ class OpenAIResponsesModel(OpenAIProvider):
             if delta is not None:
                 yield delta
         yield assembly.response()
+
+    def _request_body(self, request: ModelRequest) -> bytes:
+        """``json_content`` of ``build_body``; the history's items converted and encoded
+        once, in earlier requests."""
+        if self._wire is None:
+            self._wire = WireCache(_items_json)
+        converted = self._wire.convert_all(request.messages)
+        items = list(chain.from_iterable(map(_FIRST, converted)))
+        texts = ",".join(filter(None, map(_SECOND, converted)))
+        body = build_body(request, self._model, reasoning=self.supports_reasoning, items=items)
+        return json_bytes(json_body(body, "input", items, f"[{texts}]"))
+
+    async def aclose(self) -> None:
+        self._wire = None
+        await super().aclose()
 
     async def count_tokens(self, request: ModelRequest) -> int:
         """Input tokens of ``request`` by the Responses input-token counting endpoint."""
@@ -84,10 +106,17 @@ class OpenAIResponsesModel(OpenAIProvider):
 # --------------------------------------------------------------------------- request
 
 
-def build_body(request: ModelRequest, model: str, *, reasoning: bool) -> dict[str, Any]:
+def build_body(
+    request: ModelRequest,
+    model: str,
+    *,
+    reasoning: bool,
+    items: list[dict[str, Any]] | None = None,
+) -> dict[str, Any]:
+    """The request body; ``items``: the request's messages already converted."""
     body: dict[str, Any] = {
         "model": model,
-        "input": convert_messages(request.messages),
+        "input": convert_messages(request.messages) if items is None else items,
         "stream": True,
         "store": False,
     }
@@ -149,13 +178,20 @@ def reasoning_settings(request: ModelRequest) -> dict[str, Any]:
 
 
 def convert_messages(messages: list[AssistantMessage | UserMessage]) -> list[dict[str, Any]]:
-    items: list[dict[str, Any]] = []
-    for message in messages:
-        if isinstance(message, UserMessage):
-            items.extend(_user_items(message))
-        else:
-            items.extend(_assistant_items(message))
-    return items
+    return [item for message in messages for item in message_items(message)]
+
+
+def message_items(message: AssistantMessage | UserMessage) -> list[dict[str, Any]]:
+    """One message's input items (the same wherever it is in the history)."""
+    if isinstance(message, UserMessage):
+        return _user_items(message)
+    return _assistant_items(message)
+
+
+def _items_json(message: AssistantMessage | UserMessage) -> tuple[list[dict[str, Any]], str]:
+    """The message's items and their JSON, joined by commas."""
+    items = message_items(message)
+    return items, ",".join(map(to_json, items))
 
 
 def _user_items(message: UserMessage) -> list[dict[str, Any]]:
