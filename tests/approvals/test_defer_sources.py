@@ -15,6 +15,7 @@ from loopwright import (
     PermissionResultDefer,
     PermissionResultDeny,
     ResultMessage,
+    SystemMessage,
     UserMessage,
     query,
     tool,
@@ -181,3 +182,30 @@ async def test_a_client_answers_the_calls_it_left_waiting(tmp_path: Path) -> Non
         await client.answer_approvals({waiting.tool_use_id: PermissionResultAllow()})
         results = [m async for m in client.receive_response() if isinstance(m, ResultMessage)]
     assert results[-1].result == "done" and RUNS == ["dan"]
+
+
+async def test_what_a_hook_says_about_an_approved_call_reaches_the_run_that_settles_it(
+    tmp_path: Path,
+) -> None:
+    async def note(input: dict[str, Any], tool_use_id: str | None, ctx: Any) -> dict[str, Any]:
+        return {"systemMessage": f"audited {input['tool_name']}"}
+
+    hooks = {"PostToolUse": [HookMatcher(None, [note])]}
+    first = await _deferred(tmp_path, defer_tools=["send"], hooks=hooks)
+    call_id = first.pending_approvals[0]["tool_use_id"]
+    resumed = _options(
+        tmp_path,
+        text("sent"),
+        defer_tools=["send"],
+        hooks=hooks,
+        resume=first.session_id,
+        approvals={call_id: PermissionResultAllow()},
+    )
+    messages = [m async for m in query(None, resumed)]
+    notes = [
+        m.data.get("message")
+        for m in messages
+        if isinstance(m, SystemMessage) and m.subtype == "informational"
+    ]
+    assert "audited send" in notes and RUNS == ["bob"]
+    assert isinstance(messages[-1], ResultMessage) and messages[-1].result == "sent"

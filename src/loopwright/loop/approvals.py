@@ -110,9 +110,9 @@ async def settled(
     assert isinstance(last, AssistantMessage)
     given = {r.tool_use_id: r for r in (*batch.results, *turn.results)}
     blocks: list[ContentBlock] = [given[c.id] for c in last.tool_calls if c.id in given]
-    messages: list[Message] = [
-        await session.conversation.append(UserMessage(blocks, session.agent.parent_tool_use_id))
-    ]
+    answered = UserMessage(blocks, session.agent.parent_tool_use_id)
+    # The batch's results, then what its hooks said (as after any batch).
+    messages: list[Message] = [await session.conversation.append(answered), *turn.notices]
     # An approved call's request, as after any batch.
     if (ended := tool_ended(turn.requests, messages)) is not None:
         return ended
