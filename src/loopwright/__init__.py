@@ -6,9 +6,9 @@ package does no work; submodules load on first use.
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
+from loopwright.lazy_exports import lazy_exports
 from loopwright.version import VERSION as __version__
 
 _EXPORTS: dict[str, str] = {
@@ -224,10 +224,4 @@ if TYPE_CHECKING:
     )
 
 
-def __getattr__(name: str) -> Any:
-    module = _EXPORTS.get(name)
-    if module is None:
-        raise AttributeError(f"module 'loopwright' has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value
-    return value
+__getattr__ = lazy_exports("loopwright", _EXPORTS)

@@ -1,7 +1,8 @@
 """OS sandbox for the Bash tool (bubblewrap on Linux)."""
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from loopwright.lazy_exports import lazy_exports
 
 # Each name loads its module when first used (start-up: settings parse their sandbox
 # section through sandbox.config, and most sessions never build a sandbox).
@@ -23,13 +24,7 @@ if TYPE_CHECKING:
     from loopwright.sandbox.deny_masks import masks_for_read_denials
 
 
-def __getattr__(name: str) -> Any:
-    module = _EXPORTS.get(name)
-    if module is None:
-        raise AttributeError(f"module 'loopwright.sandbox' has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value
-    return value
+__getattr__ = lazy_exports("loopwright.sandbox", _EXPORTS)
 
 
 __all__ = [

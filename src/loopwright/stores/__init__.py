@@ -5,8 +5,9 @@ Stores: :class:`JSONLStore` (default), :class:`SQLiteStore`, ``PostgresStore`` (
 :class:`SessionStore` methods works; check it with ``loopwright.testing.store_conformance``.
 """
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from loopwright.lazy_exports import lazy_exports
 
 # Each name loads its module when first used: a run that only records a transcript does
 # not import the listing, following, repair or SQLite code (a faster start-up).
@@ -91,13 +92,7 @@ if TYPE_CHECKING:
     from loopwright.stores.transcript import RestoredSession, StateSnapshot, restore
 
 
-def __getattr__(name: str) -> Any:
-    module = _EXPORTS.get(name)
-    if module is None:
-        raise AttributeError(f"module 'loopwright.stores' has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value
-    return value
+__getattr__ = lazy_exports("loopwright.stores", _EXPORTS)
 
 
 __all__ = [

@@ -2,8 +2,9 @@
 helpers, fake provider servers (import ``FakeAnthropicServer`` / ``FakeOpenAIServer`` from
 their modules or here) and the session-store conformance suite."""
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
+from loopwright.lazy_exports import lazy_exports
 from loopwright.models.scripted import (
     FunctionModel,
     ScriptedModel,
@@ -29,15 +30,7 @@ _LAZY = {
 }
 
 
-def __getattr__(name: str) -> Any:
-    # The fake servers and the conformance suite load on first use: importing
-    # loopwright.testing for a ScriptedModel stays cheap.
-    import importlib
-
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module 'loopwright.testing' has no attribute {name!r}")
-    return getattr(importlib.import_module(module), name)
+__getattr__ = lazy_exports("loopwright.testing", _LAZY)
 
 
 __all__ = [

@@ -9,9 +9,9 @@ The definitions live in :mod:`.interface`, :mod:`.context`, :mod:`.results`,
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
+from loopwright.lazy_exports import lazy_exports
 from loopwright.tools.context import FileRecord as FileRecord
 from loopwright.tools.context import PathGuard as PathGuard
 from loopwright.tools.context import SessionState as SessionState
@@ -34,9 +34,7 @@ from loopwright.tools.results import LoopRequest as LoopRequest
 from loopwright.tools.results import ToolResult as ToolResult
 
 # ``@tool`` and its helpers load on first use (start-up: the CLI defines no function tools).
-_FUNCTION_TOOL_NAMES = frozenset(
-    {"FunctionTool", "Handler", "run_blocking", "to_tool_result", "tool"}
-)
+_FUNCTION_TOOL_NAMES = ("FunctionTool", "Handler", "run_blocking", "to_tool_result", "tool")
 
 if TYPE_CHECKING:
     from loopwright.tools.function_tool import FunctionTool as FunctionTool
@@ -46,9 +44,6 @@ if TYPE_CHECKING:
     from loopwright.tools.function_tool import tool as tool
 
 
-def __getattr__(name: str) -> Any:
-    if name not in _FUNCTION_TOOL_NAMES:
-        raise AttributeError(f"module 'loopwright.tools.base' has no attribute {name!r}")
-    value = getattr(importlib.import_module("loopwright.tools.function_tool"), name)
-    globals()[name] = value
-    return value
+__getattr__ = lazy_exports(
+    "loopwright.tools.base", dict.fromkeys(_FUNCTION_TOOL_NAMES, "loopwright.tools.function_tool")
+)
