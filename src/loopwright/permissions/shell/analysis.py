@@ -13,10 +13,10 @@ from __future__ import annotations
 import dataclasses
 import os
 import re
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from loopwright.permissions.shell.collector import Collector
 from loopwright.permissions.shell.literal import (
     HARMLESS_ASSIGNMENTS,
     harmless_assignment,
@@ -36,6 +36,7 @@ from loopwright.permissions.shell.unwrap import unwrap
 from loopwright.permissions.shell.words import (
     crude_split,
     deny_variants,
+    expand_home,
     find_exec_commands,
     quote,
     strip_wrapper_flags,
@@ -73,28 +74,6 @@ _SUBSTITUTION_TEXT = re.compile(r"\$\(|`|<\(|>\(")
 _OUTPUT_REDIRECTS = frozenset({">", ">>", ">|", "&>", "&>>", ">&"})
 
 
-@dataclass(slots=True)
-class _Collector:
-    cwd: Path
-    working_dirs: tuple[Path, ...]
-    commands: list[SimpleCommand] = field(default_factory=list[SimpleCommand])
-    deny_texts: list[str] = field(default_factory=list[str])
-    redirects: list[str] = field(default_factory=list[str])
-    inputs: list[str] = field(default_factory=list[str])
-    unsafe: list[str] = field(default_factory=list[str])
-    changes_dir: bool = False
-    # Where later commands may run after ``cd``s seen so far; None once one is unknowable.
-    cd_dirs: list[Path] | None = field(default_factory=list[Path])
-    source: str = ""
-    home: Path | None = None
-    hidden: list[str] = field(default_factory=list[str])
-    programs: list[str] = field(default_factory=list[str])
-    nested_commands: list[SimpleCommand] = field(default_factory=list[SimpleCommand])
-    open_programs: list[str] = field(default_factory=list[str])
-    # The command being visited reads a pipe (it is not the first of a pipeline).
-    piped: bool = False
-
-
 def analyze(
     command: str,
     cwd: Path,
@@ -106,7 +85,7 @@ def analyze(
     """Split ``command`` and judge whether an allow rule may approve it. With ``home``,
     ``~``, ``$HOME`` and ``"$HOME/…"`` are expanded as bash would (for deny rules and
     paths; a ``$HOME`` word still keeps allow rules off, as any expansion does)."""
-    collector = _Collector(cwd, working_dirs or (cwd,), source=command, home=home)
+    collector = Collector(cwd, working_dirs or (cwd,), source=command, home=home)
     if len(command) > MAX_COMMAND_LENGTH:
         collector.unsafe.append(f"command longer than {MAX_COMMAND_LENGTH} characters")
     # Imported here: building bashlex's parser tables takes ~100 ms, paid on the first
@@ -141,7 +120,7 @@ def analyze(
     )
 
 
-def _nested(text: str, out: _Collector, depth: int) -> ShellAnalysis:
+def _nested(text: str, out: Collector, depth: int) -> ShellAnalysis:
     """Analyse code found inside a command; its deny texts, programs and hidden code
     count as the outer command's."""
     inner = analyze(text, out.cwd, out.working_dirs, depth=depth + 1, home=out.home)
@@ -165,7 +144,7 @@ def _nested(text: str, out: _Collector, depth: int) -> ShellAnalysis:
     return inner
 
 
-def _visit(node: Any, out: _Collector, depth: int, *, in_substitution: bool) -> None:
+def _visit(node: Any, out: Collector, depth: int, *, in_substitution: bool) -> None:
     kind = node.kind
     if kind == "command":
         _visit_command(node, out, depth, in_substitution=in_substitution)
@@ -194,7 +173,7 @@ def _visit(node: Any, out: _Collector, depth: int, *, in_substitution: bool) -> 
         _visit_children(node, out, depth)
 
 
-def _visit_children(node: Any, out: _Collector, depth: int) -> None:
+def _visit_children(node: Any, out: Collector, depth: int) -> None:
     for child in list(getattr(node, "parts", []) or []) + list(getattr(node, "list", []) or []):
         _visit(child, out, depth, in_substitution=False)
     inner = getattr(node, "command", None)
@@ -202,7 +181,7 @@ def _visit_children(node: Any, out: _Collector, depth: int) -> None:
         _visit(inner, out, depth, in_substitution=False)
 
 
-def _visit_compound(node: Any, out: _Collector, depth: int, *, in_substitution: bool) -> None:
+def _visit_compound(node: Any, out: Collector, depth: int, *, in_substitution: bool) -> None:
     opener = node.list[0].word if node.list and node.list[0].kind == "reservedword" else ""
     if opener not in ("{", "("):
         out.unsafe.append("a compound command that cannot be checked")
@@ -212,7 +191,7 @@ def _visit_compound(node: Any, out: _Collector, depth: int, *, in_substitution: 
         _record_redirect(redirect, out)
 
 
-def _visit_command(node: Any, out: _Collector, depth: int, *, in_substitution: bool) -> None:
+def _visit_command(node: Any, out: Collector, depth: int, *, in_substitution: bool) -> None:
     words: list[str] = []
     raws: list[str] = []
     positions: list[tuple[int, int]] = []
@@ -257,28 +236,7 @@ def _visit_command(node: Any, out: _Collector, depth: int, *, in_substitution: b
     _check_heredoc(node, real, out, depth)
 
 
-_HOME_PREFIXES = ("$HOME", "${HOME}", '"$HOME"', '"${HOME}"', '"$HOME/', '"${HOME}/')
-
-
-def expand_home(raw: str, word: str, home: Path | None) -> str:
-    """``~``, ``~/x``, ``$HOME/x``, ``"$HOME/x"`` as bash expands them (when home is known
-    and nothing else in the word expands)."""
-    if home is None:
-        return word
-    if raw == "~" or raw.startswith("~/"):
-        return str(home) + word[1:]
-    for prefix in ("${HOME}", "$HOME"):
-        if word.startswith(prefix) and raw.startswith(_HOME_PREFIXES):
-            rest = word[len(prefix) :]
-            if rest and rest[0] not in "/":
-                return word  # $HOMEDIR is another variable
-            if "$" in rest or "`" in rest:
-                return word
-            return str(home) + rest
-    return word
-
-
-def _check_literal(raw: str, out: _Collector) -> None:
+def _check_literal(raw: str, out: Collector) -> None:
     if word_kind(raw) == "expanding":
         out.unsafe.append(
             f"the word {raw!r} is not literal: the shell expands it before the command "
@@ -286,7 +244,7 @@ def _check_literal(raw: str, out: _Collector) -> None:
         )
 
 
-def _check_heredoc(node: Any, words: list[str], out: _Collector, depth: int) -> None:
+def _check_heredoc(node: Any, words: list[str], out: Collector, depth: int) -> None:
     heredocs = [p for p in node.parts if p.kind == "redirect" and p.type in ("<<", "<<-", "<<<")]
     if not heredocs or not words or os.path.basename(words[0]) not in _INTERPRETERS:
         return
@@ -297,7 +255,7 @@ def _check_heredoc(node: Any, words: list[str], out: _Collector, depth: int) -> 
         out.hidden.append(f"a heredoc fed to {os.path.basename(words[0])}")
 
 
-def _heredoc_deny_texts(node: Any, out: _Collector, depth: int = 0) -> None:
+def _heredoc_deny_texts(node: Any, out: Collector, depth: int = 0) -> None:
     """A heredoc or here-string that a shell reads is a script: deny rules apply to it."""
     for part in node.parts:
         if part.kind != "redirect" or part.type not in ("<<", "<<-", "<<<"):
@@ -322,7 +280,7 @@ def _add_command(
     words: list[str],
     raws: list[str],
     positions: list[tuple[int, int]],
-    out: _Collector,
+    out: Collector,
     depth: int,
 ) -> list[str]:
     """Record one simple command; returns the words of what really runs."""
@@ -364,7 +322,7 @@ def _add_command(
     return unwrapped.real_words
 
 
-def _level_texts(words: list[str], out: _Collector) -> list[str]:
+def _level_texts(words: list[str], out: Collector) -> list[str]:
     """Deny spellings of one wrapper level: as is, and normalised (``git -C . push`` is
     ``git push``; ``sudo -u x rm`` is also ``sudo rm``)."""
     if not words:
@@ -385,7 +343,7 @@ def _level_texts(words: list[str], out: _Collector) -> list[str]:
     return texts
 
 
-def _follow_cd(words: list[str], out: _Collector) -> None:
+def _follow_cd(words: list[str], out: Collector) -> None:
     """Record where a ``cd`` moves later commands. Subshells and pipelines may undo it,
     so later commands are judged against the old directories *and* the new one."""
     name = os.path.basename(words[0])
@@ -410,7 +368,7 @@ def _follow_cd(words: list[str], out: _Collector) -> None:
         out.cd_dirs = None  # too many possibilities to check: treat as unknown
 
 
-def _check_command(words: list[str], out: _Collector, depth: int) -> None:
+def _check_command(words: list[str], out: Collector, depth: int) -> None:
     name = os.path.basename(words[0])
     if name in _ALWAYS_UNSAFE:
         out.unsafe.append(f"'{name}' runs text as code")
@@ -422,7 +380,7 @@ def _check_command(words: list[str], out: _Collector, depth: int) -> None:
         out.unsafe.append(f"'{name} -c' runs a command string")
 
 
-def _nested_code(words: list[str], raws: list[str], out: _Collector, depth: int) -> None:
+def _nested_code(words: list[str], raws: list[str], out: Collector, depth: int) -> None:
     """Commands hidden in arguments — ``sh -c '…'``, ``eval …``, ``trap '…' EXIT``,
     ``find -exec …`` — are still commands as far as deny rules go, however deeply they are
     wrapped. Code that cannot be read from the line is recorded as hidden."""
@@ -462,7 +420,7 @@ def _nested_code(words: list[str], raws: list[str], out: _Collector, depth: int)
         out.hidden.append(f"{name} runs another program through {runner}")
 
 
-def _nested_shell(words: list[str], raws: list[str], out: _Collector, depth: int) -> None:
+def _nested_shell(words: list[str], raws: list[str], out: Collector, depth: int) -> None:
     source, code = shell_code(words)
     name = os.path.basename(words[0])
     if source == "string":
@@ -479,7 +437,7 @@ def _nested_shell(words: list[str], raws: list[str], out: _Collector, depth: int
         out.hidden.append(f"'{name}' runs the script {code}, which is not on the line")
 
 
-def _scan_expansions(node: Any, out: _Collector, depth: int) -> None:
+def _scan_expansions(node: Any, out: Collector, depth: int) -> None:
     for part in getattr(node, "parts", []) or []:
         if part.kind == "commandsubstitution":
             out.unsafe.append("command substitution")
@@ -498,7 +456,7 @@ def _has_parameter(node: Any) -> bool:
     )
 
 
-def _record_redirect(node: Any, out: _Collector) -> None:
+def _record_redirect(node: Any, out: Collector) -> None:
     rtype = node.type
     target = node.output
     if rtype == "<<" or rtype == "<<<" or rtype == "<<-":
@@ -529,7 +487,7 @@ def _record_redirect(node: Any, out: _Collector) -> None:
         out.unsafe.append(f"a redirect {verb} outside the working directories ({word})")
 
 
-def _check_heredoc_into_interpreter(node: Any, out: _Collector) -> None:
+def _check_heredoc_into_interpreter(node: Any, out: Collector) -> None:
     commands = [p for p in node.parts if p.kind == "command"]
     has_heredoc = any(
         r.kind == "redirect" and r.type in ("<<", "<<-", "<<<") for c in commands for r in c.parts

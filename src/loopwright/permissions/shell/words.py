@@ -1,6 +1,7 @@
 """Words of one shell command: spellings to match, crude splits, deny-side fallbacks.
 
-Kept apart from the parser walk in shell.py: these are pure functions over word lists.
+Kept apart from the parser walk in analysis.py: pure functions over words (and ``~``/``$HOME``
+expanded as bash does it).
 Wrappers are parsed with their option tables in unwrap.py; the lists here are the deny
 side's fallback (every later word of a program that runs its arguments may start the
 real command).
@@ -11,6 +12,7 @@ from __future__ import annotations
 import os
 import re
 import shlex
+from pathlib import Path
 
 # Wrappers that run their argument as the real command.
 WRAPPERS = frozenset(
@@ -123,3 +125,24 @@ def quote(word: str, *, double: bool = False) -> str:
     if double and not any(ch in word for ch in '"$`\\!'):
         return f'"{word}"'
     return shlex.quote(word)
+
+
+_HOME_PREFIXES = ("$HOME", "${HOME}", '"$HOME"', '"${HOME}"', '"$HOME/', '"${HOME}/')
+
+
+def expand_home(raw: str, word: str, home: Path | None) -> str:
+    """``~``, ``~/x``, ``$HOME/x``, ``"$HOME/x"`` as bash expands them (when home is known
+    and nothing else in the word expands)."""
+    if home is None:
+        return word
+    if raw == "~" or raw.startswith("~/"):
+        return str(home) + word[1:]
+    for prefix in ("${HOME}", "$HOME"):
+        if word.startswith(prefix) and raw.startswith(_HOME_PREFIXES):
+            rest = word[len(prefix) :]
+            if rest and rest[0] not in "/":
+                return word  # $HOMEDIR is another variable
+            if "$" in rest or "`" in rest:
+                return word
+            return str(home) + rest
+    return word
