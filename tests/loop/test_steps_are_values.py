@@ -100,3 +100,22 @@ def test_run_is_the_only_generator_of_the_loop() -> None:
                     generators.append(f"{path.stem}.{node.name}")
     # agent_loop records and passes on what _run yields; nothing else streams.
     assert generators == ["run.agent_loop", "run._run"]
+
+
+def test_only_run_moves_the_run_state() -> None:
+    package = Path(loopwright.loop.__file__).parent
+    callers: list[str] = []
+    for path in sorted(package.glob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+                calls = [
+                    n
+                    for n in ast.walk(node)
+                    if isinstance(n, ast.Call)
+                    and isinstance(n.func, ast.Name)
+                    and n.func.id in ("advance", "RunState")
+                ]
+                if calls:
+                    callers.append(f"{path.stem}.{node.name}")
+    # RunState is frozen; a new one comes from advance(), and only _run takes steps.
+    assert callers == ["run._run"]
