@@ -102,7 +102,10 @@ async def test_a_server_that_keeps_dying_stops_being_restarted(tmp_path: Path) -
 
     async with McpManager(reconnect_delays=(0.01, 0.01)) as manager:
         await manager.start({"full": full_config(tmp_path)})
-        await wait_for(kill_new_processes)
+        try:
+            await wait_for(kill_new_processes)
+        except TimeoutError:
+            raise AssertionError(f"killed {len(killed)}: {manager.statuses()[0]}") from None
         [status] = manager.statuses()
     assert status.reconnects == 2  # the whole series was tried, then it gave up
     assert len(killed) == 3
